@@ -1,0 +1,106 @@
+"""Task files: one paper figure to reproduce, with everything needed to judge the reproduction.
+
+Paths inside a task are relative to the task file's folder.  Limits are validated here so a
+negative budget is a clear input error, not a surprise halfway through a run.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, field_validator, model_validator
+
+from physvec.taskfiles.base import StrictModel
+
+Backend = Literal["qiskit", "netket", "tenpy", "pyscf", "itensors"]
+DomainChecker = Literal["dualitycert", "phact", "matpcr"]
+PAPER_SUFFIXES = (".tex", ".md", ".pdf")
+
+
+class PaperSource(StrictModel):
+    """The paper (or the relevant part of it) the figure comes from."""
+
+    path: str = Field(min_length=1, description="LaTeX, Markdown or PDF file, relative to the task file")
+
+    @field_validator("path")
+    @classmethod
+    def _known_format(cls, path: str) -> str:
+        if not path.lower().endswith(PAPER_SUFFIXES):
+            raise ValueError(f"paper source must end in one of {', '.join(PAPER_SUFFIXES)}")
+        return path
+
+
+class Target(StrictModel):
+    """Which figure, and optionally which panel, to reproduce."""
+
+    figure: str = Field(min_length=1)
+    panel: str | None = None
+
+
+class ConvergenceCase(StrictModel):
+    """A ladder of one accuracy parameter; converged when the observable stops moving."""
+
+    parameter: str = Field(min_length=1, description="a key of the script's PARAMS")
+    ladder: list[float] = Field(min_length=2, description="values to climb, from cheap to accurate")
+    observable: str = Field(min_length=1, description="dotted key path into the run_ function's results")
+    tolerance: PositiveFloat
+
+
+class ConvergenceSettings(StrictModel):
+    """Convergence ladders; ``notes`` hold prose expectations (PhysVEC-shape tasks) never certified."""
+
+    cases: list[ConvergenceCase] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class ReferenceData(StrictModel):
+    """Reference values the reproduction is compared with, and where they came from."""
+
+    path: str = Field(min_length=1, description="JSON file of reference values, relative to the task file")
+    observable: str = Field(min_length=1, description="dotted key path into the script's results.json")
+    key: str | None = Field(None, description="dotted key path into the reference file (default: observable)")
+    rtol: NonNegativeFloat = 0.0
+    atol: NonNegativeFloat = 0.0
+    source: str = Field(min_length=1, description="provenance: paper, table, or independent method")
+
+    @model_validator(mode="after")
+    def _some_tolerance(self) -> ReferenceData:
+        if self.rtol == 0 and self.atol == 0:
+            raise ValueError("reference data needs rtol or atol greater than zero")
+        return self
+
+
+class DomainCheck(StrictModel):
+    """A domain checker to run as a further verifier node, with its input file."""
+
+    checker: DomainChecker
+    input: str = Field(min_length=1, description="claim or goal file, relative to the task file")
+
+
+class Limits(StrictModel):
+    """Budgets of one run; defaults follow the issue that introduced the loops."""
+
+    programming_iterations: NonNegativeInt = 8
+    scientific_iterations: NonNegativeInt = 5
+    author_attempts: PositiveInt = 3
+    sandbox_wall_s: PositiveFloat = 600.0
+    sandbox_memory_gb: PositiveFloat = 6.0
+    token_budget: PositiveInt = 200_000
+
+
+class Task(StrictModel):
+    """One reproduction task."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    title: str = Field(min_length=1)
+    paper: PaperSource
+    target: Target
+    request: str = Field(min_length=1, description="what the user asks for, what may be scaled down")
+    backend: Backend
+    rubric: str = Field(min_length=1, description="rubric file, relative to the task file or rubrics/")
+    assertions: str | None = Field(None, description="assertion file, relative to the task file or assertions/")
+    limiting_cases: list[str] = Field(default_factory=list, description="prose expectations, never certified")
+    convergence: ConvergenceSettings = Field(default_factory=ConvergenceSettings)
+    reference: ReferenceData | None = None
+    domain_checks: list[DomainCheck] = Field(default_factory=list)
+    limits: Limits = Field(default_factory=Limits)

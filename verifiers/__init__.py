@@ -1,0 +1,1 @@
+"""Everything that decides: certificates, the sandbox, and the verifiers behind one protocol."""

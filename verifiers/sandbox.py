@@ -1,0 +1,199 @@
+"""The sandbox: the only place generated code runs.
+
+Each program runs in its own process group and working directory, under wall-clock, CPU,
+address-space and file-size limits, with an environment scrubbed of secrets and a fixed share of
+BLAS/OpenMP threads.  On timeout the whole process group is killed, children included.  Output goes
+to files in the working directory (no pipe can fill and deadlock) and only a tail is kept in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GiB = 1024**3
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+_SECRET_PREFIXES = ("OPENAI_", "ANTHROPIC_")
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+_MEMORY_SIGNS = ("MemoryError", "Unable to allocate", "std::bad_alloc", "Cannot allocate memory")
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits for one sandboxed program.
+
+    ``cpu_s`` defaults to the wall-clock limit times the program's thread share, so a program using
+    its threads fully is stopped by the wall clock, never by CPU time first.
+    """
+
+    wall_s: float = 600.0
+    cpu_s: float | None = None
+    memory_bytes: int = 6 * GiB
+    file_bytes: int = 1 * GiB
+    output_tail_bytes: int = 20_000
+
+    def __post_init__(self) -> None:
+        if self.wall_s <= 0 or (self.cpu_s is not None and self.cpu_s <= 0):
+            raise ValueError("sandbox time limits must be positive")
+        if self.memory_bytes <= 0 or self.file_bytes <= 0 or self.output_tail_bytes <= 0:
+            raise ValueError("sandbox size limits must be positive")
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """What happened to one program: exit status, output tails, timing and which limit stopped it."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    timed_out: bool
+    threads: int
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    @property
+    def memory_exceeded(self) -> bool:
+        """The program died of the address-space limit (as far as its last words tell)."""
+        return self.returncode != 0 and any(sign in self.stderr for sign in _MEMORY_SIGNS)
+
+    @property
+    def cpu_exceeded(self) -> bool:
+        return self.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and not self.timed_out
+
+    def summary(self) -> str:
+        """One line for transcripts and obligation messages."""
+        if self.timed_out:
+            return f"killed after the wall-clock limit ({self.wall_s:.1f} s)"
+        if self.memory_exceeded:
+            return f"stopped by the memory limit (exit {self.returncode})"
+        if self.cpu_exceeded:
+            return f"stopped by the CPU-time limit (signal {-self.returncode})"
+        return f"exit {self.returncode} after {self.wall_s:.2f} s"
+
+
+@dataclass(frozen=True)
+class SandboxJob:
+    """One program for the pool: its command line, working directory and limits."""
+
+    argv: Sequence[str]
+    workdir: Path
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+
+
+def scrubbed_environment(environ: Mapping[str, str], threads: int) -> dict[str, str]:
+    """The environment a sandboxed program sees: no secrets, a fixed thread share, headless plots."""
+    clean = {
+        name: value
+        for name, value in environ.items()
+        if not _SECRET_NAME.search(name) and not name.upper().startswith(_SECRET_PREFIXES)
+    }
+    clean.update({name: str(threads) for name in _THREAD_VARIABLES})
+    clean["MPLBACKEND"] = "Agg"
+    clean["PYTHONDONTWRITEBYTECODE"] = "1"
+    clean["PYTHONUNBUFFERED"] = "1"
+    return clean
+
+
+def _tail(path: Path, limit: int) -> tuple[str, bool]:
+    size = path.stat().st_size
+    with path.open("rb") as stream:
+        if size > limit:
+            stream.seek(size - limit)
+        data = stream.read()
+    return data.decode("utf-8", errors="replace"), size > limit
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_program(job: SandboxJob, threads: int = 1) -> SandboxResult:
+    """Run one program in the sandbox and wait for it.
+
+    Args:
+        job: command line, working directory (created if missing) and limits.
+        threads: the BLAS/OpenMP thread share given to this program.
+
+    Returns:
+        The result; a program that outlives ``wall_s`` is killed with its whole process group.
+    """
+    limits = job.limits
+    workdir = Path(job.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    cpu_s = limits.cpu_s if limits.cpu_s is not None else limits.wall_s * threads
+    launch_limits = {
+        "cpu_s": max(1, int(cpu_s)),
+        "memory_bytes": limits.memory_bytes,
+        "file_bytes": limits.file_bytes,
+    }
+    argv = [sys.executable, "-m", "verifiers.sandbox_launch", json.dumps(launch_limits), "--", *job.argv]
+    env = scrubbed_environment(os.environ, threads)
+    env.update(job.extra_env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_root(), env.get("PYTHONPATH", "")]))
+    stdout_path, stderr_path = workdir / "stdout.txt", workdir / "stderr.txt"
+    started = time.monotonic()
+    with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+        process = subprocess.Popen(
+            argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            start_new_session=True,
+        )
+        timed_out = False
+        try:
+            returncode = process.wait(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(process.pid)
+            returncode = process.wait()
+        _kill_group(process.pid)  # leftovers the program started in the background
+    wall = time.monotonic() - started
+    stdout, stdout_cut = _tail(stdout_path, limits.output_tail_bytes)
+    stderr, stderr_cut = _tail(stderr_path, limits.output_tail_bytes)
+    return SandboxResult(
+        argv=tuple(job.argv), returncode=returncode, stdout=stdout, stderr=stderr, wall_s=wall,
+        timed_out=timed_out, threads=threads, stdout_truncated=stdout_cut, stderr_truncated=stderr_cut,
+    )
+
+
+def _package_root() -> str:
+    """The folder holding the ``verifiers`` package, so the launcher imports in any working directory."""
+    return str(Path(__file__).resolve().parent.parent)
+
+
+class SandboxPool:
+    """Runs independent programs in parallel, at most one per core, sharing the cores' threads."""
+
+    def __init__(self, cores: int | None = None) -> None:
+        self.cores = max(1, cores or os.cpu_count() or 1)
+
+    def threads_per_program(self, n_programs: int) -> int:
+        """Each concurrent program's thread share: oversubscribed BLAS ran DMRG 3x slower here."""
+        concurrent = max(1, min(n_programs, self.cores))
+        return max(1, self.cores // concurrent)
+
+    def run_all(self, jobs: Sequence[SandboxJob]) -> list[SandboxResult]:
+        """Run every job; results come back in the order of ``jobs``."""
+        if not jobs:
+            return []
+        threads = self.threads_per_program(len(jobs))
+        with ThreadPoolExecutor(max_workers=min(len(jobs), self.cores)) as executor:
+            return list(executor.map(lambda job: run_program(job, threads), jobs))
