@@ -1,0 +1,1 @@
+"""Everything that talks to a language model: providers, roles, prompts and the pipeline graph."""

@@ -1,0 +1,167 @@
+"""The pipeline's nodes: plain functions of (state, context, step) returning a state update.
+
+Nodes may run twice (a run killed mid-node resumes by re-running it), so each writes files
+named by version and step, and model calls already made are served from the transcript.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from agents.model_client import ModelClient
+from agents.paper import read_paper_text
+from agents.prompts import author_messages, repair_messages
+from agents.replies import InvalidModelReply, extract_script
+from agents.state import PipelineState, RunContext, Status
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from physvec.runstore.transcript import EventType
+from verifiers.certificate import Certificate
+from verifiers.domain import DomainCheckVerifier
+from verifiers.execution import FIGURE_FILE, RESULTS_FILE
+from verifiers.feedback import project
+from verifiers.final_judge import judge_run
+from verifiers.programming import ProgrammingVerifier
+from verifiers.protocol import Subject, Verifier
+from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+
+Update = dict[str, Any]
+STAGES = ("programming", "scientific", "convergence", "domain_checks")
+
+
+def plan(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    """Extract the paper's text and record what is to be reproduced under which limits."""
+    text = read_paper_text(ctx.task.paper)
+    (ctx.run.path / "paper.txt").write_text(text, encoding="utf-8")
+    task = ctx.task.task
+    ctx.transcript.append(
+        EventType.PLAN, node="plan", step=step, backend=task.backend, target=task.target.model_dump(),
+        paper_chars=len(text), limits=task.limits.model_dump(),
+        assertions=0 if ctx.task.assertions is None else len(ctx.task.assertions.assertions),
+    )
+    return {"status": Status.RUNNING, "programming_iteration": 0, "scientific_iteration": 0, "certificates": {}}
+
+
+def retrieve(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    """Documentation retrieval; the knowledge base is not built yet, which the transcript says."""
+    ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="not_implemented",
+                                snippets=[])
+    return {}
+
+
+def _ask_for_script(client: ModelClient, ctx: RunContext, role: str, messages: list[BaseMessage],
+                    step: int, attempts: int) -> str | None:
+    """Ask until the reply holds a script; each unusable reply is recorded and answered once."""
+    for attempt in range(attempts):
+        reply = client.ask(role, messages, node=role, step=step)
+        try:
+            return extract_script(reply)
+        except InvalidModelReply as error:
+            ctx.transcript.append(EventType.INVALID_MODEL_REPLY, node=role, step=step, role=role,
+                                        attempt=attempt + 1, problem=str(error))
+            messages = [*messages, AIMessage(reply), HumanMessage(f"{error}. Reply with the whole script.")]
+    return None
+
+
+def _save_script(ctx: RunContext, node: str, step: int, version: int, script: str) -> Update:
+    path = ctx.run.write_script(version, script)
+    ctx.transcript.append(EventType.SCRIPT_WRITTEN, node=node, step=step, version=version,
+                                path=str(path.relative_to(ctx.run.path)), lines=script.count("\n"))
+    return {"script_version": version}
+
+
+def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    """The Author writes the first script version."""
+    paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
+    script = _ask_for_script(ctx.client, ctx, "author", author_messages(ctx.task.task, paper_text), step,
+                             ctx.task.task.limits.author_attempts)
+    if script is None:
+        return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}
+    return _save_script(ctx, "author", step, 1, script)
+
+
+def _verify(verifier: Verifier, state: PipelineState, ctx: RunContext, step: int, workdir: Path | None = None) -> Update:
+    version = state["script_version"]
+    subject = Subject(
+        script=ctx.run.script_path(version), task=ctx.task, pool=ctx.pool, limits=ctx.sandbox_limits,
+        workdir=workdir or ctx.run.path / "work" / f"v{version:02d}-{verifier.name}",
+        executed_dir=Path(state["executed_dir"]) if state.get("executed_dir") else None,
+    )
+    certificate = verifier.verify(subject)
+    name = f"{verifier.name}-v{version:02d}"
+    path = ctx.run.write_certificate(name, certificate)
+    ctx.transcript.append(
+        EventType.CERTIFICATE, node=verifier.name, step=step, verifier=verifier.name, version=version,
+        path=str(path.relative_to(ctx.run.path)), verdict=certificate.verdict.value,
+        outcomes={o.name: o.outcome.value for o in certificate.obligations},
+    )
+    return {"certificates": {**state.get("certificates", {}), verifier.name: name}}
+
+
+def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    workdir = ctx.run.work_dir(f"v{state['script_version']:02d}-programming")
+    update = _verify(ProgrammingVerifier(), state, ctx, step, workdir)
+    certificate = ctx.run.certificates()[update["certificates"]["programming"]]
+    execution = {o.name: o for o in certificate.obligations}.get("script_executes")
+    if execution is not None:
+        ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step,
+                                    workdir=str(workdir.relative_to(ctx.run.path)), summary=execution.message,
+                                    **execution.evidence)
+    return {**update, "executed_dir": str(workdir)}
+
+
+def scientific_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    return _verify(ScientificVerifier(), state, ctx, step)
+
+
+def convergence(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    return _verify(ConvergenceVerifier(), state, ctx, step)
+
+
+def domain_checks(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    return _verify(DomainCheckVerifier(), state, ctx, step)
+
+
+def _repair(stage: str, counter: str, state: PipelineState, ctx: RunContext, step: int) -> Update:
+    """Ask the model to fix the failed obligations of ``stage``; a new script version on success."""
+    version = state["script_version"]
+    certificate = ctx.run.certificates()[state["certificates"][stage]]
+    script = ctx.run.script_path(version).read_text()
+    messages = repair_messages(ctx.task.task, stage, version, script, project(certificate, ctx.feedback))
+    repaired = _ask_for_script(ctx.client, ctx, f"{stage}_repair", messages, step, 1)
+    update: Update = {counter: state.get(counter, 0) + 1}
+    if repaired is not None:
+        update |= _save_script(ctx, f"{stage}_repair", step, version + 1, repaired)
+    return update
+
+
+def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    return _repair("programming", "programming_iteration", state, ctx, step)
+
+
+def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    return _repair("scientific", "scientific_iteration", state, ctx, step)
+
+
+def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    """Judge the run from each stage's latest certificate; publish its results and figure."""
+    stored = ctx.run.certificates()
+    latest: list[Certificate] = [stored[name] for stage, name in state.get("certificates", {}).items()
+                                 if stage in STAGES]
+    verdict = judge_run(latest)
+    status = state.get("status", Status.RUNNING)
+    if status == Status.RUNNING:
+        status = Status.FINISHED
+    if state.get("executed_dir"):
+        for name in (RESULTS_FILE, FIGURE_FILE):
+            source = Path(state["executed_dir"]) / name
+            if source.is_file():
+                shutil.copyfile(source, ctx.run.path / name)
+    ctx.run.update_metadata(status=str(status), verdict=verdict.value, tokens_used=ctx.client.tokens_used,
+                            script_versions=state.get("script_version", 0),
+                            programming_iterations=state.get("programming_iteration", 0),
+                            scientific_iterations=state.get("scientific_iteration", 0), error=state.get("error"))
+    ctx.transcript.append(EventType.RUN_FINISHED, node="finalize", step=step, status=str(status),
+                                verdict=verdict.value, tokens_used=ctx.client.tokens_used)
+    return {"status": status, "verdict": verdict.value}

@@ -1,0 +1,102 @@
+"""The reproduction pipeline as one LangGraph state machine.
+
+    plan -> retrieve -> author -> programming_verify <-> programming_repair
+         -> scientific_verify <-> scientific_repair (a repaired script is executed again)
+         -> convergence -> domain_checks -> finalize
+
+Routes depend on certificate verdicts and iteration budgets; a run whose budget or model gave out
+goes straight to finalize.  Every node is wrapped to record node_started/node_finished events.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+
+from agents import nodes
+from agents.model_client import BudgetExhausted, ModelUnavailable
+from agents.state import PipelineState, RunContext, Status
+from physvec.runstore.transcript import EventType
+from verifiers.certificate import Verdict
+
+NodeFunction = Callable[[PipelineState, RunContext, int], dict[str, Any]]
+
+
+def _recorded(name: str, function: NodeFunction, ctx: RunContext) -> Callable[[PipelineState], dict[str, Any]]:
+    """Run a node as a numbered step with start/finish events; model give-outs end the run cleanly."""
+
+    def node(state: PipelineState) -> dict[str, Any]:
+        step = state.get("step", 0) + 1
+        transcript = ctx.transcript
+        attempt = 1 + sum(1 for event in transcript.events()
+                          if event.type is EventType.NODE_STARTED and event.node == name and event.step == step)
+        transcript.append(EventType.NODE_STARTED, node=name, step=step, attempt=attempt)
+        started, tokens_before = time.monotonic(), ctx.client.tokens_used
+        try:
+            update = function(state, ctx, step)
+        except BudgetExhausted as error:
+            update = {"status": Status.BUDGET_EXHAUSTED, "error": str(error)}
+        except ModelUnavailable as error:
+            update = {"status": Status.MODEL_UNAVAILABLE, "error": str(error)}
+        transcript.append(EventType.NODE_FINISHED, node=name, step=step, attempt=attempt,
+                          seconds=round(time.monotonic() - started, 3),
+                          tokens=ctx.client.tokens_used - tokens_before, status=str(update.get("status", "")))
+        if "status" in update:
+            update["status"] = str(update["status"])  # checkpoints store plain strings
+        return {**update, "step": step}
+
+    return node
+
+
+def _stage_failed(state: PipelineState, ctx: RunContext, stage: str) -> bool:
+    return ctx.run.certificates()[state["certificates"][stage]].verdict is Verdict.FAILED
+
+
+def _running(state: PipelineState) -> bool:
+    return state.get("status") == Status.RUNNING
+
+
+def after_author(state: PipelineState) -> str:
+    return "programming_verify" if _running(state) else "finalize"
+
+
+def after_repair(state: PipelineState) -> str:
+    return "programming_verify" if _running(state) else "finalize"
+
+
+def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
+    """The compiled pipeline for one run."""
+    limits = ctx.task.task.limits
+
+    def after_programming(state: PipelineState) -> str:
+        if not _stage_failed(state, ctx, "programming"):
+            return "scientific_verify"
+        return "programming_repair" if state["programming_iteration"] < limits.programming_iterations else "finalize"
+
+    def after_scientific(state: PipelineState) -> str:
+        if not _stage_failed(state, ctx, "scientific"):
+            return "convergence"
+        return "scientific_repair" if state["scientific_iteration"] < limits.scientific_iterations else "finalize"
+
+    graph = StateGraph(PipelineState)
+    for name in ("plan", "retrieve", "author", "programming_verify", "programming_repair", "scientific_verify",
+                 "scientific_repair", "convergence", "domain_checks", "finalize"):
+        graph.add_node(name, _recorded(name, getattr(nodes, name), ctx))
+    graph.add_edge(START, "plan")
+    graph.add_edge("plan", "retrieve")
+    graph.add_edge("retrieve", "author")
+    graph.add_conditional_edges("author", after_author, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("programming_verify", after_programming,
+                                ["scientific_verify", "programming_repair", "finalize"])
+    graph.add_conditional_edges("programming_repair", after_repair, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("scientific_verify", after_scientific,
+                                ["convergence", "scientific_repair", "finalize"])
+    graph.add_conditional_edges("scientific_repair", after_repair, ["programming_verify", "finalize"])
+    graph.add_edge("convergence", "domain_checks")
+    graph.add_edge("domain_checks", "finalize")
+    graph.add_edge("finalize", END)
+    return graph.compile(checkpointer=checkpointer)

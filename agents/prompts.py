@@ -1,0 +1,40 @@
+"""Rendering of the jinja2 prompt templates in agents/prompts/.
+
+Undefined variables are errors (StrictUndefined): a template can never silently drop a field.
+Templates receive tasks, scripts and feedback projections, never expected values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from physvec.taskfiles.task import Task
+
+_ENVIRONMENT = Environment(
+    loader=PackageLoader("agents", "prompts"), undefined=StrictUndefined, autoescape=False,
+    keep_trailing_newline=True, trim_blocks=False,
+)
+PAPER_EXCERPT_CHARS = 12_000
+
+
+def render(template: str, **variables: Any) -> str:
+    return _ENVIRONMENT.get_template(template).render(**variables)
+
+
+def author_messages(task: Task, paper_text: str) -> list[BaseMessage]:
+    """The Author's first request: the contract, the task and the paper excerpt."""
+    return [
+        SystemMessage(render("system.j2", backend=task.backend)),
+        HumanMessage(render("author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS])),
+    ]
+
+
+def repair_messages(task: Task, verifier: str, version: int, script: str, feedback: dict[str, Any]) -> list[BaseMessage]:
+    """A repairer's request: the failed checks (as the feedback projection allows) and the script."""
+    return [
+        SystemMessage(render("system.j2", backend=task.backend)),
+        HumanMessage(render("repair.j2", verifier=verifier, version=version, script=script, feedback=feedback)),
+    ]

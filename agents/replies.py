@@ -1,0 +1,19 @@
+"""Parsing model replies; a reply we cannot use is an InvalidModelReply, never a crash."""
+
+from __future__ import annotations
+
+import re
+
+_FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+class InvalidModelReply(ValueError):
+    """The reply does not have the form its role requires."""
+
+
+def extract_script(reply: str) -> str:
+    """The Python script in a reply's first fenced code block."""
+    match = _FENCED.search(reply)
+    if match is None or not match.group(1).strip():
+        raise InvalidModelReply("the reply holds no fenced ```python code block with a script")
+    return match.group(1).strip() + "\n"

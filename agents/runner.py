@@ -1,0 +1,93 @@
+"""Starting, resuming and replaying runs: the glue between the CLI and the pipeline graph.
+
+The graph is checkpointed in the run directory with durability "sync": measured with LangGraph 1.2,
+the default "async" lost finished steps on a hard kill.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from agents.model_client import ModelClient, RetryPolicy
+from agents.pipeline import build_graph
+from agents.providers import ProviderSettings, make_chat_model
+from agents.state import RunContext, Status
+from physvec.runstore.report import write_report
+from physvec.runstore.store import RunDirectory, create_run, open_run
+from physvec.runstore.transcript import Event, EventType
+from physvec.taskfiles.loading import LoadedTask, load_task
+from verifiers.sandbox import SandboxPool
+
+RECURSION_LIMIT = 500
+Listener = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended, for the exit code and the final message."""
+
+    run: RunDirectory
+    status: str
+    verdict: str | None
+
+    @property
+    def certified(self) -> bool:
+        return self.status == Status.FINISHED and self.verdict == "certified"
+
+
+def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: ProviderSettings,
+             retry: RetryPolicy, listener: Listener | None) -> RunContext:
+    transcript = run.transcript()
+    if listener is not None:
+        transcript.subscribe(listener)
+    already_served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
+    model = make_chat_model(model_spec, settings, already_served=already_served)
+    client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry)
+    return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=SandboxPool())
+
+
+def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
+    config = {"configurable": {"thread_id": ctx.run.run_id}, "recursion_limit": RECURSION_LIMIT}
+    with closing(sqlite3.connect(ctx.run.checkpoint_file, check_same_thread=False)) as connection:
+        graph = build_graph(ctx, SqliteSaver(connection))
+        if resume and not graph.get_state(config).next:
+            final = graph.get_state(config).values
+        else:
+            final = graph.invoke(None if resume else {"step": 0}, config, durability="sync")
+    write_report(ctx.run)
+    return RunOutcome(run=ctx.run, status=final.get("status", "unknown"), verdict=final.get("verdict"))
+
+
+def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: ProviderSettings = ProviderSettings(),
+              retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None) -> RunOutcome:
+    """Create a run for a task file and drive it to the end."""
+    loaded = load_task(task_path)
+    settings_fields = {"base_url": settings.base_url} if settings.base_url else {}
+    run = create_run(runs_dir, loaded, model_spec, **settings_fields)
+    ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
+    ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)
+    return _execute(ctx, resume=False)
+
+
+def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = ProviderSettings(),
+               retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None) -> RunOutcome:
+    """Continue a killed run from its last finished node, with the model it started with."""
+    run = open_run(runs_dir, run_id)
+    meta = run.metadata()
+    if meta.get("base_url") and not settings.base_url:
+        settings = ProviderSettings(base_url=meta["base_url"], timeout_s=settings.timeout_s,
+                                    temperature=settings.temperature)
+    ctx = _context(run, load_task(run.task_file), meta["model"], settings, retry, listener)
+    ctx.transcript.append(EventType.RUN_RESUMED, model=meta["model"])
+    return _execute(ctx, resume=True)
+
+
+def replay_run(archived: Path, runs_dir: Path, listener: Listener | None = None) -> RunOutcome:
+    """Re-verify an archived run without any model: its recorded replies, fresh checks, a new run."""
+    return start_run(archived / "task.json", f"replay:{archived}", runs_dir, listener=listener)

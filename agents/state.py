@@ -1,0 +1,58 @@
+"""The pipeline's graph state and run context.
+
+The state holds only small values and file names: it is copied into every checkpoint, so scripts,
+outputs and certificates live in the run directory.  The context holds what nodes need but a
+checkpoint must not (the model client, the sandbox pool).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypedDict
+
+from agents.model_client import ModelClient
+from physvec.runstore.store import RunDirectory
+from physvec.runstore.transcript import Transcript
+from physvec.taskfiles.loading import LoadedTask
+from verifiers.feedback import Projection
+from verifiers.sandbox import GiB, SandboxLimits, SandboxPool
+
+
+class Status(StrEnum):
+    """How a run ended (or that it has not)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    AUTHOR_FAILED = "author_failed"
+    MODEL_UNAVAILABLE = "model_unavailable"
+
+
+class PipelineState(TypedDict, total=False):
+    step: int
+    status: str
+    script_version: int
+    programming_iteration: int
+    scientific_iteration: int
+    certificates: dict[str, str]
+    executed_dir: str
+    verdict: str
+    error: str
+
+
+@dataclass
+class RunContext:
+    """Everything a node needs besides the state."""
+
+    run: RunDirectory
+    task: LoadedTask
+    transcript: Transcript
+    client: ModelClient
+    pool: SandboxPool
+    feedback: Projection = Projection.FULL
+
+    @property
+    def sandbox_limits(self) -> SandboxLimits:
+        limits = self.task.task.limits
+        return SandboxLimits(wall_s=limits.sandbox_wall_s, memory_bytes=int(limits.sandbox_memory_gb * GiB))

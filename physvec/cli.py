@@ -1,0 +1,158 @@
+"""The command line: ``reproduce`` and ``physvec``.
+
+Exit codes of ``reproduce``: 0 certified; 1 finished but not certified (failed, unknown, impossible,
+budget_exhausted, model unavailable); 2 bad input (missing or invalid files, unknown model spec),
+always with a clear message and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agents.providers import ModelSpecError, ProviderSettings, make_chat_model
+from agents.runner import RunOutcome, replay_run, resume_run, start_run
+from physvec.display import LiveDisplay
+from physvec.runstore.report import node_timeline
+from physvec.runstore.store import RunNotFound, list_runs, open_run
+from physvec.taskfiles.loading import InputFileError, validate_file
+from physvec.taskfiles.schemas import export_schemas
+
+EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
+NO_MODEL_MESSAGE = (
+    "no model configured: pass --model SPEC or set PHYSVEC_MODEL, where SPEC is openai:<model name> "
+    "(with --base-url or OPENAI_BASE_URL for vLLM, Ollama, llama.cpp server, DeepSeek, Qwen), "
+    "replay:<run dir> or scripted:<replies.json>"
+)
+
+_errors = Console(stderr=True, highlight=False)
+
+
+def _reproduce_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reproduce", description="Reproduce a paper figure and verify it.")
+    parser.add_argument("task", nargs="?", type=Path, help="task.json to run")
+    parser.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run directories go")
+    parser.add_argument("--resume", metavar="RUN_ID", help="continue a killed run")
+    parser.add_argument("--replay", metavar="RUN_DIR", type=Path, help="re-verify a finished run without a model")
+    return parser
+
+
+def _bad_input(message: str) -> int:
+    _errors.print(f"reproduce: {message}")
+    return EXIT_BAD_INPUT
+
+
+def reproduce_main(argv: list[str] | None = None) -> int:
+    arguments = _reproduce_parser().parse_args(argv)
+    chosen = [name for name in ("task", "resume", "replay") if getattr(arguments, name)]
+    if len(chosen) != 1:
+        return _bad_input("give exactly one of TASK, --resume RUN_ID or --replay RUN_DIR")
+    settings = ProviderSettings(base_url=arguments.base_url)
+    console = Console(stderr=True)
+    try:
+        with LiveDisplay(console) as display:
+            if arguments.resume:
+                outcome = resume_run(arguments.runs_dir, arguments.resume, settings, listener=display.on_event)
+            elif arguments.replay:
+                if not (arguments.replay / "transcript.jsonl").is_file():
+                    return _bad_input(f"{arguments.replay} is not a run directory (no transcript.jsonl)")
+                outcome = replay_run(arguments.replay.resolve(), arguments.runs_dir, listener=display.on_event)
+            else:
+                spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
+                if not spec:
+                    return _bad_input(NO_MODEL_MESSAGE)
+                make_chat_model(spec, settings)  # an unknown spec is bad input before any run exists
+                outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event)
+    except InputFileError as error:
+        for problem in error.problems:
+            _errors.print(f"reproduce: {problem}")
+        return EXIT_BAD_INPUT
+    except (ModelSpecError, RunNotFound) as error:
+        return _bad_input(str(error))
+    return _report_outcome(outcome)
+
+
+def _report_outcome(outcome: RunOutcome) -> int:
+    _errors.print(f"run {outcome.run.run_id}: status {outcome.status}, verdict {outcome.verdict}")
+    _errors.print(f"report: {outcome.run.report_file}")
+    return EXIT_CERTIFIED if outcome.certified else EXIT_NOT_CERTIFIED
+
+
+def _physvec_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="physvec", description="physvec tools")
+    commands = parser.add_subparsers(dest="command", required=True)
+    validate = commands.add_parser("validate", help="check task, rubric and assertion files")
+    validate.add_argument("files", nargs="+", type=Path)
+    runs = commands.add_parser("runs", help="list or show runs")
+    runs.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    runs_commands = runs.add_subparsers(dest="runs_command", required=True)
+    runs_commands.add_parser("list", help="one line per run")
+    show = runs_commands.add_parser("show", help="timeline and certificates of one run")
+    show.add_argument("run")
+    schemas = commands.add_parser("schemas", help="export the JSON Schemas of the input files")
+    schemas.add_argument("--out", type=Path, default=Path("schemas"))
+    return parser
+
+
+def _validate(files: list[Path]) -> int:
+    problems = [problem for file in files for problem in validate_file(file)]
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f"{len(files)} file(s) valid")
+    return EXIT_BAD_INPUT if problems else 0
+
+
+def _runs_list(runs_dir: Path) -> int:
+    table = Table("run", "task", "model", "status", "verdict", "tokens", "created")
+    for run in list_runs(runs_dir):
+        meta = run.metadata()
+        table.add_row(run.run_id, meta["task_id"], meta["model"], meta["status"], str(meta["verdict"]),
+                      str(meta.get("tokens_used", "")), time.strftime("%Y-%m-%d %H:%M", time.localtime(meta["created"])))
+    Console().print(table)
+    return 0
+
+
+def _runs_show(runs_dir: Path, run_id: str) -> int:
+    try:
+        run = open_run(runs_dir, run_id)
+    except RunNotFound as error:
+        _errors.print(f"physvec: {error}")
+        return EXIT_BAD_INPUT
+    console = Console()
+    meta = run.metadata()
+    console.print(f"[bold]{run.run_id}[/]  task {meta['task_id']}  model {meta['model']}  "
+                  f"status {meta['status']}  verdict {meta['verdict']}  tokens {meta.get('tokens_used', 0)}")
+    timeline = Table("step", "node", "attempt", "seconds", "tokens", "state", title="timeline")
+    for row in node_timeline(run.transcript().events()):
+        timeline.add_row(*(str(row[key]) for key in ("step", "node", "attempt", "seconds", "tokens", "state")))
+    console.print(timeline)
+    for name, certificate in run.certificates().items():
+        table = Table("obligation", "outcome", "message", title=f"{name}: {certificate.verdict.value}")
+        for obligation in certificate.obligations:
+            table.add_row(obligation.name, obligation.outcome.value, obligation.message[:120])
+        console.print(table)
+    console.print(f"report: {run.report_file}")
+    return 0
+
+
+def physvec_main(argv: list[str] | None = None) -> int:
+    arguments = _physvec_parser().parse_args(argv)
+    if arguments.command == "validate":
+        return _validate(arguments.files)
+    if arguments.command == "schemas":
+        for path in export_schemas(arguments.out):
+            print(path)
+        return 0
+    if arguments.runs_command == "list":
+        return _runs_list(arguments.runs_dir)
+    return _runs_show(arguments.runs_dir, arguments.run)
+

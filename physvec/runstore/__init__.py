@@ -1,0 +1,1 @@
+"""Run directories: the task as run, the append-only transcript, scripts, certificates, report."""

@@ -1,0 +1,189 @@
+"""A run directory and the store of runs.
+
+    runs/<run-id>/run.json             metadata: task, model spec, versions, status, verdict
+    runs/<run-id>/task.json            the task as run; referenced files copied to inputs/
+    runs/<run-id>/transcript.jsonl     append-only events
+    runs/<run-id>/scripts/vNN.py       every script version
+    runs/<run-id>/certificates/*.json  every certificate
+    runs/<run-id>/work/                sandbox working directories
+    runs/<run-id>/results.json, figure.png, report.html
+
+Copying the inputs makes a run self-contained: it can be resumed or replayed after the original
+task files moved or changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from physvec.runstore.transcript import Transcript
+from physvec.taskfiles.loading import LoadedTask
+from verifiers.certificate import Certificate
+
+RECORDED_PACKAGES = ("physvec", "langgraph", "langchain-core", "qiskit", "netket", "physics-tenpy", "pyscf", "numpy", "scipy")
+
+
+class RunNotFound(LookupError):
+    """No run directory with that id."""
+
+
+def _package_versions() -> dict[str, str]:
+    versions = {}
+    for name in RECORDED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def _new_run_id(task_id: str) -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{task_id}-{secrets.token_hex(2)}"
+
+
+@dataclass(frozen=True)
+class RunDirectory:
+    """One run's folder and its well-known files."""
+
+    path: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @property
+    def task_file(self) -> Path:
+        return self.path / "task.json"
+
+    @property
+    def transcript_file(self) -> Path:
+        return self.path / "transcript.jsonl"
+
+    @property
+    def checkpoint_file(self) -> Path:
+        return self.path / "checkpoints.sqlite"
+
+    @property
+    def report_file(self) -> Path:
+        return self.path / "report.html"
+
+    def transcript(self) -> Transcript:
+        return Transcript(self.transcript_file)
+
+    def metadata(self) -> dict[str, Any]:
+        return json.loads((self.path / "run.json").read_text())
+
+    def update_metadata(self, **fields: Any) -> None:
+        data = self.metadata()
+        data.update(fields)
+        _write_atomically(self.path / "run.json", json.dumps(data, indent=2, default=str))
+
+    def script_path(self, version: int) -> Path:
+        return self.path / "scripts" / f"v{version:02d}.py"
+
+    def write_script(self, version: int, text: str) -> Path:
+        target = self.script_path(version)
+        _write_atomically(target, text)
+        return target
+
+    def scripts(self) -> list[Path]:
+        return sorted((self.path / "scripts").glob("v*.py"))
+
+    def write_certificate(self, name: str, certificate: Certificate) -> Path:
+        target = self.path / "certificates" / f"{name}.json"
+        _write_atomically(target, certificate.model_dump_json(indent=2))
+        return target
+
+    def certificates(self) -> dict[str, Certificate]:
+        folder = self.path / "certificates"
+        return {file.stem: Certificate.from_json(file.read_text()) for file in sorted(folder.glob("*.json"))}
+
+    def work_dir(self, name: str) -> Path:
+        """A fresh sandbox working directory (emptied if a killed attempt left one behind)."""
+        folder = self.path / "work" / name
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        return folder
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a kill never leaves a half-written file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    with temporary.open("rb") as stream:
+        os.fsync(stream.fileno())
+    temporary.replace(target)
+
+
+def _copy_inputs(loaded: LoadedTask, run: RunDirectory) -> dict[str, Any]:
+    """Copy referenced files into inputs/ and return the task with paths pointing at the copies."""
+    inputs = run.path / "inputs"
+    inputs.mkdir(parents=True, exist_ok=True)
+
+    def copied(source: Path, name: str) -> str:
+        shutil.copy2(source, inputs / name)
+        return f"inputs/{name}"
+
+    task = loaded.task.model_dump(mode="json")
+    task["paper"]["path"] = copied(loaded.paper, "paper" + loaded.paper.suffix)
+    task["rubric"] = copied(loaded.rubric_path, "rubric.json")
+    if loaded.assertions_path is not None:
+        task["assertions"] = copied(loaded.assertions_path, "assertions.json")
+    if loaded.reference_path is not None:
+        task["reference"]["path"] = copied(loaded.reference_path, "reference.json")
+    for index, check in enumerate(task["domain_checks"]):
+        source = loaded.domain_inputs[check["checker"]]
+        check["input"] = copied(source, f"{check['checker']}-{index}{source.suffix}")
+    return task
+
+
+def create_run(runs_dir: Path, loaded: LoadedTask, model_spec: str, **metadata_fields: Any) -> RunDirectory:
+    """Create a run directory holding the task as run, its inputs and its metadata."""
+    run = RunDirectory(Path(runs_dir).resolve() / _new_run_id(loaded.task.id))
+    run.path.mkdir(parents=True)
+    task = _copy_inputs(loaded, run)
+    _write_atomically(run.task_file, json.dumps(task, indent=2))
+    meta = {
+        "run_id": run.run_id,
+        "task_id": loaded.task.id,
+        "task_source": str(loaded.path),
+        "model": model_spec,
+        "created": time.time(),
+        "status": "running",
+        "verdict": None,
+        "python": platform.python_version(),
+        "versions": _package_versions(),
+        **metadata_fields,
+    }
+    _write_atomically(run.path / "run.json", json.dumps(meta, indent=2, default=str))
+    return run
+
+
+def open_run(runs_dir: Path, run_id_or_path: str) -> RunDirectory:
+    """An existing run, named by id (inside ``runs_dir``) or by path."""
+    candidates = [Path(run_id_or_path), Path(runs_dir) / run_id_or_path]
+    for candidate in candidates:
+        if (candidate / "run.json").is_file():
+            return RunDirectory(candidate.resolve())
+    raise RunNotFound(f"no run {run_id_or_path!r} (looked in {Path(runs_dir)})")
+
+
+def list_runs(runs_dir: Path) -> list[RunDirectory]:
+    """Every run in ``runs_dir``, oldest first."""
+    folder = Path(runs_dir)
+    if not folder.is_dir():
+        return []
+    return sorted(
+        (RunDirectory(child.resolve()) for child in folder.iterdir() if (child / "run.json").is_file()),
+        key=lambda run: run.run_id,
+    )

@@ -1,0 +1,112 @@
+"""The append-only transcript of a run: one typed JSON event per line, flushed and fsynced.
+
+Each event is written with a single ``write`` of a whole line to a file opened for appending, then
+fsynced.  If a crash still leaves an unterminated last line, readers skip it and the next writer cuts
+it off before appending, so a transcript always reads back as whole events.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EventType(StrEnum):
+    RUN_STARTED = "run_started"
+    RUN_RESUMED = "run_resumed"
+    NODE_STARTED = "node_started"
+    NODE_FINISHED = "node_finished"
+    PLAN = "plan"
+    RETRIEVAL = "retrieval"
+    MODEL_CALL = "model_call"
+    MODEL_REPLY_REUSED = "model_reply_reused"
+    INFRASTRUCTURE_FAULT = "infrastructure_fault"
+    INVALID_MODEL_REPLY = "invalid_model_reply"
+    SCRIPT_WRITTEN = "script_written"
+    SANDBOX_RUN = "sandbox_run"
+    CERTIFICATE = "certificate"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    RUN_FINISHED = "run_finished"
+
+
+class Event(BaseModel):
+    """One line of the transcript."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seq: int
+    time: float
+    type: EventType
+    node: str | None = None
+    step: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+Listener = Callable[[Event], None]
+
+
+def read_events(path: Path) -> list[Event]:
+    """Every whole event in a transcript file, in order (an unterminated last line is skipped)."""
+    return list(_iter_events(path))
+
+
+def _iter_events(path: Path) -> Iterator[Event]:
+    if not path.exists():
+        return
+    with path.open("rb") as stream:
+        for line in stream:
+            if line.endswith(b"\n"):
+                yield Event.model_validate_json(line)
+
+
+def _cut_partial_line(path: Path) -> None:
+    """Truncate an unterminated last line left by a crash, so appends start on a fresh line."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    data = path.read_bytes()
+    if data.endswith(b"\n"):
+        return
+    with path.open("r+b") as stream:
+        stream.truncate(data.rfind(b"\n") + 1)
+        os.fsync(stream.fileno())
+
+
+class Transcript:
+    """Appends events to a run's transcript.jsonl and tells listeners (the live display) about them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        _cut_partial_line(path)
+        self._next_seq = len(read_events(path))
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def append(self, type: EventType, node: str | None = None, step: int | None = None, **data: Any) -> Event:
+        """Write one event durably and return it."""
+        with self._lock:
+            event = Event(seq=self._next_seq, time=time.time(), type=type, node=node, step=step, data=data)
+            line = (event.model_dump_json() + "\n").encode()
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(descriptor, line)
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+            self._next_seq += 1
+        for listener in self._listeners:
+            listener(event)
+        return event
+
+    def events(self) -> list[Event]:
+        return read_events(self.path)
+

@@ -1,0 +1,94 @@
+"""A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol, for provider tests.
+
+Its replies are fixtures: a queue of behaviours, each either reply text or an injected fault
+("429", "500", "timeout", "malformed").  Every request is logged so tests can see the retries.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = ("429", "500", "timeout", "malformed")
+
+
+class ChatCompletionsServer:
+    """Start with ``with ChatCompletionsServer([...]) as server: server.base_url``."""
+
+    def __init__(self, behaviours: list[str], timeout_sleep_s: float = 3.0) -> None:
+        self.behaviours = deque(behaviours)
+        self.timeout_sleep_s = timeout_sleep_s
+        self.request_log: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> ChatCompletionsServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next_behaviour(self, request: dict[str, Any]) -> str:
+        with self._lock:
+            behaviour = self.behaviours.popleft() if self.behaviours else "500"
+            self.request_log.append({"time": time.time(), "behaviour": behaviour if behaviour in FAULTS else "reply",
+                                     "model": request.get("model"), "messages": len(request.get("messages", []))})
+            return behaviour
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                behaviour = server._next_behaviour(body)
+                if behaviour == "429":
+                    self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}})
+                elif behaviour == "500":
+                    self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
+                elif behaviour == "timeout":
+                    time.sleep(server.timeout_sleep_s)
+                    self._send(500, {"error": {"message": "too late"}})
+                elif behaviour == "malformed":
+                    self._send_raw(200, b'{"id": "x", "choices": [ this is not json')
+                else:
+                    self._send(200, _completion(body.get("model", "test"), behaviour))
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                self._send_raw(status, json.dumps(payload).encode())
+
+            def _send_raw(self, status: int, data: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        return Handler
+
+
+def _completion(model: str, text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split()), "total_tokens": 11 + len(text.split())},
+    }
