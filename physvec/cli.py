@@ -21,7 +21,7 @@ from agents.runner import RunOutcome, replay_run, resume_run, start_run
 from physvec.display import LiveDisplay
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
-from physvec.taskfiles.loading import InputFileError, validate_file
+from physvec.taskfiles.loading import InputFileError, load_task, validate_file
 from physvec.taskfiles.schemas import export_schemas
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
@@ -69,7 +69,8 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
                 if not spec:
                     return _bad_input(NO_MODEL_MESSAGE)
-                make_chat_model(spec, settings)  # an unknown spec is bad input before any run exists
+                load_task(arguments.task)  # bad input is reported before any run exists
+                make_chat_model(spec, settings)
                 outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event)
     except InputFileError as error:
         for problem in error.problems:

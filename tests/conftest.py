@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.scripted import FIXTURES
+
+
+@pytest.fixture
+def tiny_task(tmp_path: Path) -> Path:
+    """A copy of the tiny four-site Heisenberg task; returns its task.json."""
+    folder = tmp_path / "tiny_task"
+    shutil.copytree(FIXTURES / "tiny_task", folder)
+    return folder / "task.json"
+
+
+@pytest.fixture
+def runs_dir(tmp_path: Path) -> Path:
+    return tmp_path / "runs"
