@@ -99,6 +99,14 @@ def recorded_replies(run_dir: Path) -> list[AIMessage]:
     ]
 
 
+def normalise_spec(spec: str) -> str:
+    """The spec with a file target made absolute, so a run can be resumed from any directory."""
+    provider, _, target = spec.partition(":")
+    if provider in ("scripted", "replay") and target:
+        return f"{provider}:{Path(target).resolve()}"
+    return spec
+
+
 def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), already_served: int = 0) -> BaseChatModel:
     """The chat model a spec names.
 

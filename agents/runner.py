@@ -16,7 +16,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agents.model_client import ModelClient, RetryPolicy
 from agents.pipeline import build_graph
-from agents.providers import ProviderSettings, make_chat_model
+from agents.providers import ProviderSettings, make_chat_model, normalise_spec
 from agents.state import RunContext, Status
 from physvec.runstore.report import write_report
 from physvec.runstore.store import RunDirectory, create_run, open_run
@@ -68,6 +68,7 @@ def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: Provid
               retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None) -> RunOutcome:
     """Create a run for a task file and drive it to the end."""
     loaded = load_task(task_path)
+    model_spec = normalise_spec(model_spec)
     settings_fields = {"base_url": settings.base_url} if settings.base_url else {}
     run = create_run(runs_dir, loaded, model_spec, **settings_fields)
     ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)

@@ -1,0 +1,195 @@
+"""`reproduce` end to end with scripted models: artefacts, repair loops, budgets, resume, replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agents.model_client import RetryPolicy
+from agents.providers import ProviderSettings
+from agents.runner import start_run
+from physvec.cli import reproduce_main
+from physvec.runstore.store import RunDirectory, list_runs
+from physvec.runstore.transcript import EventType, read_events
+from tests.support.chat_completions_server import ChatCompletionsServer
+from tests.support.scripted import GOOD_SCRIPT, MISSPELLED, SLOW_AND_BROKEN, WRONG_SIGN, fenced, write_replies
+
+EXPECTED_ENERGY_TEXT = "1.6160254"  # the reference value; it must never reach a prompt
+
+
+def reproduce(task: Path, replies: Path, runs_dir: Path) -> tuple[int, RunDirectory]:
+    code = reproduce_main([str(task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)])
+    return code, list_runs(runs_dir)[-1]
+
+
+def set_limits(task: Path, **limits) -> None:
+    data = json.loads(task.read_text())
+    data["limits"].update(limits)
+    task.write_text(json.dumps(data))
+
+
+def node_sequence(run: RunDirectory) -> list[str]:
+    return [e.node for e in read_events(run.transcript_file) if e.type is EventType.NODE_FINISHED]
+
+
+def outcome_map(run: RunDirectory) -> dict[str, dict[str, str]]:
+    return {name: {o.name: o.outcome.value for o in cert.obligations} for name, cert in run.certificates().items()}
+
+
+def prompts(run: RunDirectory) -> list[str]:
+    return [json.dumps(e.data["prompt"]) for e in read_events(run.transcript_file) if e.type is EventType.MODEL_CALL]
+
+
+def test_a_programming_fault_is_repaired_and_every_artefact_is_written(tiny_task, runs_dir, tmp_path):
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, GOOD_SCRIPT), runs_dir)
+    assert code == 1, "rubric and assertions are not built yet, so the run cannot be certified"
+    assert node_sequence(run) == ["plan", "retrieve", "author", "programming_verify", "programming_repair",
+                                  "programming_verify", "scientific_verify", "convergence", "domain_checks",
+                                  "finalize"]
+    for name in ("task.json", "transcript.jsonl", "run.json", "results.json", "figure.png", "report.html",
+                 "scripts/v01.py", "scripts/v02.py", "inputs/rubric.json", "inputs/paper.tex"):
+        assert (run.path / name).is_file(), name
+    certificates = run.certificates()
+    assert {name: c.verdict.value for name, c in certificates.items()} == {
+        "programming-v01": "failed", "programming-v02": "certified", "scientific-v02": "certified",
+        "convergence-v02": "unknown", "domain_checks-v02": "unknown"}
+    executes = {o.name: o for o in certificates["programming-v01"].obligations}["script_executes"]
+    assert "eigvalsh_" in executes.evidence["stderr_tail"]
+    assert "eigvalsh_" in prompts(run)[1], "the repairer saw the traceback"
+    report = run.report_file.read_text()
+    for name, certificate in certificates.items():
+        assert f'id="certificate-{name}"' in report
+        assert all(o.name in report for o in certificate.obligations)
+    meta = run.metadata()
+    assert meta["status"] == "finished" and meta["verdict"] == "unknown" and meta["tokens_used"] > 0
+    assert json.loads((run.path / "results.json").read_text())["energy"] == pytest.approx(-1.6160254037844386)
+
+
+def test_a_scientific_fault_is_repaired_without_showing_the_expected_value(tiny_task, runs_dir, tmp_path):
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", WRONG_SIGN, GOOD_SCRIPT), runs_dir)
+    assert code == 1
+    verdicts = {name: c.verdict.value for name, c in run.certificates().items()}
+    assert verdicts["scientific-v01"] == "failed" and verdicts["scientific-v02"] == "certified"
+    assert "scientific_repair" in node_sequence(run)
+    assert all(EXPECTED_ENERGY_TEXT not in prompt for prompt in prompts(run))
+    sealed = {o.name: o for o in run.certificates()["scientific-v01"].obligations}["reference:energy"].sealed
+    assert sealed["expected"] == pytest.approx(-1.6160254037844386), "the reader still sees it in the certificate"
+
+
+def test_an_unrepaired_fault_fails_after_the_iteration_budget(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, programming_iterations=1)
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, MISSPELLED), runs_dir)
+    assert code == 1
+    assert node_sequence(run)[-3:] == ["programming_repair", "programming_verify", "finalize"]
+    assert run.metadata()["verdict"] == "failed"
+
+
+def test_the_token_budget_stops_the_run_cleanly(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, token_budget=1)
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, GOOD_SCRIPT), runs_dir)
+    assert code == 1
+    assert run.metadata()["status"] == "budget_exhausted"
+    assert [e.type for e in read_events(run.transcript_file)].count(EventType.MODEL_CALL) == 1
+    assert run.report_file.is_file()
+
+
+def test_a_reply_without_a_script_is_an_invalid_reply_not_a_crash(tiny_task, runs_dir, tmp_path):
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", "I would rather not.", GOOD_SCRIPT),
+                          runs_dir)
+    assert code == 1 and run.metadata()["status"] == "finished"
+    invalid = [e for e in read_events(run.transcript_file) if e.type is EventType.INVALID_MODEL_REPLY]
+    assert len(invalid) == 1 and invalid[0].data["role"] == "author"
+    assert [p.name for p in run.scripts()] == ["v01.py"]
+
+
+def test_an_author_that_never_writes_a_script_ends_the_run(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, author_attempts=2)
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", "no", "still no"), runs_dir)
+    assert code == 1
+    assert run.metadata()["status"] == "author_failed"
+    assert node_sequence(run) == ["plan", "retrieve", "author", "finalize"]
+
+
+def test_an_openai_compatible_server_with_faults_still_finishes_the_run(tiny_task, runs_dir):
+    with ChatCompletionsServer(["429", "500", "timeout", "malformed", fenced(GOOD_SCRIPT)],
+                               timeout_sleep_s=1.5) as server:
+        outcome = start_run(tiny_task, "openai:test-model", runs_dir,
+                            ProviderSettings(base_url=server.base_url, timeout_s=0.5),
+                            RetryPolicy(attempts=6, base_delay_s=0.01))
+        log = [entry["behaviour"] for entry in server.request_log]
+    assert outcome.status == "finished"
+    assert log == ["429", "500", "timeout", "malformed", "reply"]
+    types = Counter(e.type for e in read_events(outcome.run.transcript_file))
+    assert types[EventType.INFRASTRUCTURE_FAULT] == 4 and types[EventType.MODEL_CALL] == 1
+    assert types[EventType.INVALID_MODEL_REPLY] == 0
+    assert outcome.run.metadata()["base_url"] == server.base_url
+
+
+def _wait_for(predicate, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.1)
+
+
+def _started(runs_dir: Path, node: str) -> bool:
+    runs = list_runs(runs_dir)
+    return bool(runs) and any(e.type is EventType.NODE_STARTED and e.node == node
+                              for e in read_events(runs[-1].transcript_file))
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_to_the_same_verdict_and_replays_without_a_model(tiny_task, tmp_path):
+    replies = write_replies(tmp_path / "r.json", SLOW_AND_BROKEN, GOOD_SCRIPT)
+    _, uninterrupted = reproduce(tiny_task, replies, tmp_path / "reference-runs")
+
+    runs_dir = tmp_path / "runs"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
+         str(tiny_task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)],
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    _wait_for(lambda: _started(runs_dir, "programming_verify"))
+    time.sleep(1.0)  # the sandboxed v01 sleeps for 4 s: we are inside programming_verify
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    (run,) = list_runs(runs_dir)
+    assert run.metadata()["status"] == "running"
+
+    assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 1
+    assert run.metadata()["status"] == "finished"
+    assert run.metadata()["verdict"] == uninterrupted.metadata()["verdict"]
+    assert outcome_map(run) == outcome_map(uninterrupted)
+
+    events = read_events(run.transcript_file)
+    assert [e.seq for e in events] == list(range(len(events))), "lost or duplicated events"
+    finished = Counter((e.node, e.step) for e in events if e.type is EventType.NODE_FINISHED)
+    assert set(finished.values()) == {1}, "a node finished twice"
+    assert node_sequence(run) == node_sequence(uninterrupted)
+    restarted = [e for e in events if e.type is EventType.NODE_STARTED and e.data["attempt"] == 2]
+    assert [(e.node, e.step) for e in restarted] == [("programming_verify", 4)]
+    calls = [e for e in events if e.type is EventType.MODEL_CALL]
+    assert len(calls) == 2 and len({(e.step, e.data["request_hash"]) for e in calls}) == 2, "a repeated model call"
+
+    replay_runs = tmp_path / "replays"
+    assert reproduce_main(["--replay", str(run.path), "--runs-dir", str(replay_runs)]) == 1
+    (replayed,) = list_runs(replay_runs)
+    assert replayed.metadata()["model"] == f"replay:{run.path}"
+    assert outcome_map(replayed) == outcome_map(run)
+    assert [p.read_text() for p in replayed.scripts()] == [p.read_text() for p in run.scripts()]
+
+
+def test_resuming_a_finished_run_changes_nothing(tiny_task, runs_dir, tmp_path):
+    _, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT), runs_dir)
+    before = len(read_events(run.transcript_file))
+    assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 1
+    events = read_events(run.transcript_file)
+    assert [e.type for e in events[before:]] == [EventType.RUN_RESUMED]

@@ -1,0 +1,143 @@
+"""Providers behind one factory, and the model client that records, retries and budgets calls."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable, RetryPolicy, request_hash
+from agents.providers import (
+    ModelSpecError, ProviderSettings, ScriptedChatModel, ScriptExhausted, make_chat_model,
+)
+from agents.replies import InvalidModelReply, extract_script
+from physvec.runstore.transcript import EventType, Transcript
+from tests.support.chat_completions_server import ChatCompletionsServer
+
+FAST_RETRY = RetryPolicy(attempts=6, base_delay_s=0.01, max_delay_s=0.05)
+QUESTION = [HumanMessage("What is the ground-state energy?")]
+
+
+def scripted(tmp_path, *replies) -> ScriptedChatModel:
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps({"replies": list(replies)}))
+    return make_chat_model(f"scripted:{path}")
+
+
+def test_scripted_model_serves_replies_in_order_and_never_cycles(tmp_path):
+    model = scripted(tmp_path, "one", {"content": "two"})
+    assert [model.invoke(QUESTION).content for _ in range(2)] == ["one", "two"]
+    with pytest.raises(ScriptExhausted):
+        model.invoke(QUESTION)
+
+
+def test_scripted_model_supports_tools_and_continues_after_served_replies(tmp_path):
+    model = scripted(tmp_path, "one", "two")
+    assert model.bind_tools([]) is model
+    path = tmp_path / "replies.json"
+    assert make_chat_model(f"scripted:{path}", already_served=1).invoke(QUESTION).content == "two"
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("gpt-4", "must look like"), ("anthropic:claude", "unknown model provider"),
+    ("scripted:/absent.json", "does not exist"), ("replay:/absent", "no transcript"),
+])
+def test_bad_specs_are_model_spec_errors(spec, words):
+    with pytest.raises(ModelSpecError, match=words):
+        make_chat_model(spec)
+
+
+def test_openai_spec_builds_a_client_without_network(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    model = make_chat_model("openai:qwen2.5-coder", ProviderSettings(timeout_s=5))
+    assert model.model_name == "qwen2.5-coder" and model.max_retries == 0
+
+
+def test_replay_serves_the_replies_a_run_recorded(tmp_path):
+    transcript = Transcript(tmp_path / "transcript.jsonl")
+    client = ModelClient(scripted(tmp_path, "first", "second"), transcript, 10_000)
+    client.ask("author", QUESTION, node="author", step=1)
+    client.ask("author", QUESTION, node="author", step=2)
+    replay = make_chat_model(f"replay:{tmp_path}")
+    assert [replay.invoke(QUESTION).content for _ in range(2)] == ["first", "second"]
+
+
+class TestModelClient:
+    def test_every_call_is_recorded_with_tokens_and_latency(self, tmp_path):
+        transcript = Transcript(tmp_path / "t.jsonl")
+        client = ModelClient(scripted(tmp_path, "answer"), transcript, 10_000)
+        assert client.ask("author", QUESTION, node="author", step=3) == "answer"
+        (event,) = transcript.events()
+        assert event.type is EventType.MODEL_CALL and event.step == 3
+        assert event.data["request_hash"] == request_hash("author", QUESTION)
+        assert event.data["input_tokens"] > 0 and event.data["output_tokens"] > 0
+        assert event.data["tokens_counted"] == "approximate" and event.data["latency_s"] >= 0
+        assert client.tokens_used == event.data["input_tokens"] + event.data["output_tokens"]
+
+    def test_a_completed_call_of_an_interrupted_step_is_served_from_the_record(self, tmp_path):
+        transcript = Transcript(tmp_path / "t.jsonl")
+        ModelClient(scripted(tmp_path, "paid once"), transcript, 10_000).ask("author", QUESTION, "author", 3)
+        resumed = ModelClient(scripted(tmp_path, "must not be asked"), transcript, 10_000)
+        assert resumed.ask("author", QUESTION, node="author", step=3) == "paid once"
+        assert resumed.model.i == 0, "the model was asked again"
+        types = [e.type for e in transcript.events()]
+        assert types == [EventType.MODEL_CALL, EventType.MODEL_REPLY_REUSED]
+
+    def test_the_same_request_at_a_later_step_is_asked_anew(self, tmp_path):
+        transcript = Transcript(tmp_path / "t.jsonl")
+        ModelClient(scripted(tmp_path, "a"), transcript, 10_000).ask("author", QUESTION, "author", 3)
+        resumed = ModelClient(scripted(tmp_path, "x", "b"), transcript, 10_000)
+        resumed.model.i = 1
+        assert resumed.ask("author", QUESTION, node="author", step=5) == "b"
+
+    def test_budget_stops_before_the_call_that_would_exceed_it(self, tmp_path):
+        transcript = Transcript(tmp_path / "t.jsonl")
+        client = ModelClient(scripted(tmp_path, "a", "b"), transcript, token_budget=1)
+        client.ask("author", QUESTION, node="author", step=1)
+        with pytest.raises(BudgetExhausted):
+            client.ask("author", QUESTION, node="author", step=2)
+        assert transcript.events()[-1].type is EventType.BUDGET_EXHAUSTED
+        assert client.model.i == 1
+
+    def test_non_retryable_provider_errors_stop_without_retrying(self, tmp_path):
+        transcript = Transcript(tmp_path / "t.jsonl")
+        client = ModelClient(scripted(tmp_path), transcript, 10_000, FAST_RETRY)
+        with pytest.raises(ModelUnavailable, match="ScriptExhausted"):
+            client.ask("author", QUESTION, node="author", step=1)
+        assert transcript.events() == []
+
+    def test_openai_compatible_server_faults_are_retried_and_recorded_as_infrastructure(self, tmp_path):
+        behaviours = ["429", "500", "timeout", "malformed", "the answer"]
+        with ChatCompletionsServer(behaviours, timeout_sleep_s=1.5) as server:
+            model = make_chat_model("openai:test-model", ProviderSettings(base_url=server.base_url, timeout_s=0.5))
+            transcript = Transcript(tmp_path / "t.jsonl")
+            client = ModelClient(model, transcript, 10_000, FAST_RETRY)
+            assert client.ask("author", QUESTION, node="author", step=1) == "the answer"
+            log = [entry["behaviour"] for entry in server.request_log]
+        assert log == ["429", "500", "timeout", "malformed", "reply"]
+        faults = [e for e in transcript.events() if e.type is EventType.INFRASTRUCTURE_FAULT]
+        assert [f.data["attempt"] for f in faults] == [1, 2, 3, 4]
+        assert "429" in faults[0].data["message"] and "Timeout" in faults[2].data["error"]
+        (call,) = [e for e in transcript.events() if e.type is EventType.MODEL_CALL]
+        assert call.data["attempts"] == 5 and call.data["tokens_counted"] == "server"
+        assert call.data["input_tokens"] == 11
+
+    def test_a_provider_that_keeps_failing_is_unavailable(self, tmp_path):
+        with ChatCompletionsServer(["500"] * 3) as server:
+            model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=2))
+            client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000,
+                                 RetryPolicy(attempts=3, base_delay_s=0.01))
+            with pytest.raises(ModelUnavailable, match="3 times"):
+                client.ask("author", QUESTION, node="author", step=1)
+            assert len(server.request_log) == 3
+
+
+@pytest.mark.parametrize("reply", ["I cannot help.", "```python\n```", "```\n\n```"])
+def test_replies_without_a_script_are_invalid(reply):
+    with pytest.raises(InvalidModelReply):
+        extract_script(reply)
+
+
+def test_the_first_fenced_script_is_extracted():
+    assert extract_script("text\n```python\nprint(1)\n```\nmore\n```python\nprint(2)\n```") == "print(1)\n"
