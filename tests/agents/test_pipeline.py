@@ -140,6 +140,18 @@ def _wait_for(predicate, timeout: float = 60.0) -> None:
         time.sleep(0.1)
 
 
+def _processes_inside(folder: Path) -> list[int]:
+    """Processes whose working directory lies inside ``folder``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(folder):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
 def _started(runs_dir: Path, node: str) -> bool:
     runs = list_runs(runs_dir)
     return bool(runs) and any(e.type is EventType.NODE_STARTED and e.node == node
@@ -162,6 +174,7 @@ def test_a_killed_run_resumes_to_the_same_verdict_and_replays_without_a_model(ti
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     (run,) = list_runs(runs_dir)
+    _wait_for(lambda: not _processes_inside(run.path), timeout=5)  # the sandboxed script died with its parent
     assert run.metadata()["status"] == "running"
 
     assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 1

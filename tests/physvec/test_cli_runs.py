@@ -1,0 +1,32 @@
+"""`physvec runs list/show` and `physvec schemas` summarise in the terminal."""
+
+from __future__ import annotations
+
+from physvec.cli import physvec_main, reproduce_main
+from physvec.runstore.store import list_runs
+from tests.support.scripted import GOOD_SCRIPT, write_replies
+
+
+def test_runs_list_and_show_summarise_a_run(tiny_task, runs_dir, tmp_path, capsys):
+    reproduce_main([str(tiny_task), "--model", f"scripted:{write_replies(tmp_path / 'r.json', GOOD_SCRIPT)}",
+                    "--runs-dir", str(runs_dir)])
+    (run,) = list_runs(runs_dir)
+    capsys.readouterr()
+    assert physvec_main(["runs", "--runs-dir", str(runs_dir), "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "tiny-heisenberg" in listing and "finished" in listing
+    assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", run.run_id]) == 0
+    shown = capsys.readouterr().out
+    for words in ("programming_verify", "script_executes", "reference:energy", "not_implemented", "report.html"):
+        assert words in shown
+
+
+def test_runs_show_of_an_unknown_run_exits_2(runs_dir, capsys):
+    assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", "nope"]) == 2
+    assert "no run" in capsys.readouterr().err
+
+
+def test_schemas_are_exported(tmp_path, capsys):
+    assert physvec_main(["schemas", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "assertions.schema.json", "rubric.schema.json", "task.schema.json"]
