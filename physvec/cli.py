@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 from rich.console import Console
@@ -31,7 +30,7 @@ NO_MODEL_MESSAGE = (
     "replay:<run dir> or scripted:<replies.json>"
 )
 
-_errors = Console(stderr=True, highlight=False)
+_errors = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _reproduce_parser() -> argparse.ArgumentParser:
@@ -113,11 +112,11 @@ def _validate(files: list[Path]) -> int:
 
 
 def _runs_list(runs_dir: Path) -> int:
-    table = Table("run", "task", "model", "status", "verdict", "tokens", "created")
+    table = Table("status", "verdict", "tokens", box=None)
+    table.add_column("run (its id names the start time and the task)", no_wrap=True)
     for run in list_runs(runs_dir):
         meta = run.metadata()
-        table.add_row(run.run_id, meta["task_id"], meta["model"], meta["status"], str(meta["verdict"]),
-                      str(meta.get("tokens_used", "")), time.strftime("%Y-%m-%d %H:%M", time.localtime(meta["created"])))
+        table.add_row(meta["status"], str(meta["verdict"]), str(meta.get("tokens_used", "")), run.run_id)
     Console().print(table)
     return 0
 
@@ -137,11 +136,14 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
         timeline.add_row(*(str(row[key]) for key in ("step", "node", "attempt", "seconds", "tokens", "state")))
     console.print(timeline)
     for name, certificate in run.certificates().items():
-        table = Table("obligation", "outcome", "message", title=f"{name}: {certificate.verdict.value}")
+        table = Table(title=f"{name}: {certificate.verdict.value}")
+        table.add_column("obligation", overflow="fold")
+        table.add_column("outcome", no_wrap=True)
+        table.add_column("message", overflow="fold")
         for obligation in certificate.obligations:
-            table.add_row(obligation.name, obligation.outcome.value, obligation.message[:120])
+            table.add_row(obligation.name, obligation.outcome.value, obligation.message[:200])
         console.print(table)
-    console.print(f"report: {run.report_file}")
+    console.print(f"report: {run.report_file}", soft_wrap=True)
     return 0
 
 

@@ -1,0 +1,1 @@
+"""The dualitycert domain checker (not built yet; verifiers/domain.py reports it not_implemented)."""
