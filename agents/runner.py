@@ -28,6 +28,14 @@ RECURSION_LIMIT = 500
 Listener = Callable[[Event], None]
 
 
+class RunInterrupted(Exception):
+    """The user interrupted a run (Ctrl-C); it can be resumed from its last finished node."""
+
+    def __init__(self, run: RunDirectory) -> None:
+        super().__init__(f"run {run.run_id} interrupted")
+        self.run = run
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     """How a run ended, for the exit code and the final message."""
@@ -59,7 +67,11 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
         if resume and not graph.get_state(config).next:
             final = graph.get_state(config).values
         else:
-            final = graph.invoke(None if resume else {"step": 0}, config, durability="sync")
+            try:
+                final = graph.invoke(None if resume else {"step": 0}, config, durability="sync")
+            except KeyboardInterrupt:
+                ctx.transcript.append(EventType.RUN_INTERRUPTED)
+                raise RunInterrupted(ctx.run) from None
     write_report(ctx.run)
     return RunOutcome(run=ctx.run, status=final.get("status", "unknown"), verdict=final.get("verdict"))
 

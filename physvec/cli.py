@@ -2,7 +2,7 @@
 
 Exit codes of ``reproduce``: 0 certified; 1 finished but not certified (failed, unknown, impossible,
 budget_exhausted, model unavailable); 2 bad input (missing or invalid files, unknown model spec),
-always with a clear message and no traceback.
+always with a clear message and no traceback; 130 interrupted (Ctrl-C), with the command to resume.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.providers import ModelSpecError, ProviderSettings, make_chat_model
-from agents.runner import RunOutcome, replay_run, resume_run, start_run
+from agents.runner import RunInterrupted, RunOutcome, replay_run, resume_run, start_run
 from physvec.display import LiveDisplay
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
 from physvec.taskfiles.loading import InputFileError, load_task, validate_file
 from physvec.taskfiles.schemas import export_schemas
 
-EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 NO_MODEL_MESSAGE = (
     "no model configured: pass --model SPEC or set PHYSVEC_MODEL, where SPEC is openai:<model name> "
     "(with --base-url or OPENAI_BASE_URL for vLLM, Ollama, llama.cpp server, DeepSeek, Qwen), "
@@ -77,6 +77,11 @@ def reproduce_main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except (ModelSpecError, RunNotFound) as error:
         return _bad_input(str(error))
+    except RunInterrupted as interruption:
+        runs_dir = interruption.run.path.parent
+        _errors.print(f"reproduce: {interruption}; continue it with: "
+                      f"reproduce --resume {interruption.run.run_id} --runs-dir {runs_dir}")
+        return EXIT_INTERRUPTED
     return _report_outcome(outcome)
 
 

@@ -127,12 +127,14 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def run_program(job: SandboxJob, threads: int = 1) -> SandboxResult:
+def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = None) -> SandboxResult:
     """Run one program in the sandbox and wait for it.
 
     Args:
         job: command line, working directory (created if missing) and limits.
         threads: the BLAS/OpenMP thread share given to this program.
+        running: where the program's process-group id is kept while it runs, so a caller that is
+            interrupted can kill it.
 
     Returns:
         The result; a program that outlives ``wall_s`` is killed with its whole process group.
@@ -157,6 +159,8 @@ def run_program(job: SandboxJob, threads: int = 1) -> SandboxResult:
             argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
             start_new_session=True,
         )
+        if running is not None:
+            running.add(process.pid)
         timed_out = False
         try:
             returncode = process.wait(timeout=limits.wall_s)
@@ -165,6 +169,8 @@ def run_program(job: SandboxJob, threads: int = 1) -> SandboxResult:
             _kill_group(process.pid)
             returncode = process.wait()
         _kill_group(process.pid)  # leftovers the program started in the background
+        if running is not None:
+            running.discard(process.pid)
     wall = time.monotonic() - started
     stdout, stdout_cut = _tail(stdout_path, limits.output_tail_bytes)
     stderr, stderr_cut = _tail(stderr_path, limits.output_tail_bytes)
@@ -191,9 +197,21 @@ class SandboxPool:
         return max(1, self.cores // concurrent)
 
     def run_all(self, jobs: Sequence[SandboxJob]) -> list[SandboxResult]:
-        """Run every job; results come back in the order of ``jobs``."""
+        """Run every job; results come back in the order of ``jobs``.
+
+        If the caller is interrupted (Ctrl-C), every running program is killed at once rather than
+        left to reach its wall-clock limit.
+        """
         if not jobs:
             return []
         threads = self.threads_per_program(len(jobs))
-        with ThreadPoolExecutor(max_workers=min(len(jobs), self.cores)) as executor:
-            return list(executor.map(lambda job: run_program(job, threads), jobs))
+        running: set[int] = set()
+        executor = ThreadPoolExecutor(max_workers=min(len(jobs), self.cores))
+        try:
+            return list(executor.map(lambda job: run_program(job, threads, running), jobs))
+        except BaseException:
+            for pid in list(running):
+                _kill_group(pid)
+            raise
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)

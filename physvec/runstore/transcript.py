@@ -33,6 +33,7 @@ class EventType(StrEnum):
     SANDBOX_RUN = "sandbox_run"
     CERTIFICATE = "certificate"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    RUN_INTERRUPTED = "run_interrupted"
     RUN_FINISHED = "run_finished"
 
 

@@ -206,3 +206,23 @@ def test_resuming_a_finished_run_changes_nothing(tiny_task, runs_dir, tmp_path):
     assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 1
     events = read_events(run.transcript_file)
     assert [e.type for e in events[before:]] == [EventType.RUN_RESUMED]
+
+
+def test_ctrl_c_stops_the_sandbox_at_once_and_says_how_to_resume(tiny_task, tmp_path):
+    replies = write_replies(tmp_path / "r.json", SLOW_AND_BROKEN, GOOD_SCRIPT)
+    runs_dir = tmp_path / "runs"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
+         str(tiny_task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    _wait_for(lambda: _started(runs_dir, "programming_verify"))
+    time.sleep(1.0)
+    interrupted_at = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert time.monotonic() - interrupted_at < 2.5, "the 4 s sandboxed program was not killed at once"
+    (run,) = list_runs(runs_dir)
+    assert f"reproduce --resume {run.run_id}" in stderr and "Traceback" not in stderr
+    assert read_events(run.transcript_file)[-1].type is EventType.RUN_INTERRUPTED
