@@ -28,7 +28,8 @@ class LiveDisplay:
         self.tokens = 0
         self.model_calls = 0
         self.faults = 0
-        self._live = Live(self._table(), console=console, refresh_per_second=4, transient=False) \
+        self.repairs = {"programming_repair": 0, "scientific_repair": 0}
+        self._live = Live(get_renderable=self._table, console=console, refresh_per_second=4) \
             if console.is_terminal else None
 
     def __enter__(self) -> LiveDisplay:
@@ -39,12 +40,13 @@ class LiveDisplay:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if self._live is not None:
-            self._live.update(self._table())
             self._live.stop()
 
     def _table(self) -> Table:
         table = Table.grid(padding=(0, 2))
         table.add_row("node", f"{self.node} (step {self.step})")
+        table.add_row("iteration", f"programming repairs {self.repairs['programming_repair']}, "
+                                   f"scientific repairs {self.repairs['scientific_repair']}")
         table.add_row("script version", str(self.script_version))
         table.add_row("tokens", f"{self.tokens} in {self.model_calls} model calls, {self.faults} provider faults")
         table.add_row("elapsed", f"{time.monotonic() - self.started:.1f} s")
@@ -53,6 +55,8 @@ class LiveDisplay:
     def on_event(self, event: Event) -> None:
         if event.type is EventType.NODE_STARTED:
             self.node, self.step = event.node or "", event.step or 0
+            if self.node in self.repairs:
+                self.repairs[self.node] += 1
         elif event.type is EventType.MODEL_CALL:
             self.tokens += event.data["input_tokens"] + event.data["output_tokens"]
             self.model_calls += 1
@@ -60,9 +64,7 @@ class LiveDisplay:
             self.faults += 1
         elif event.type is EventType.SCRIPT_WRITTEN:
             self.script_version = event.data["version"]
-        if self._live is not None:
-            self._live.update(self._table())
-        elif event.type is EventType.NODE_FINISHED:
+        if self._live is None and event.type is EventType.NODE_FINISHED:
             self.console.print(f"[{time.monotonic() - self.started:7.1f}s] {event.node} (step {event.step}) "
                                f"finished in {event.data['seconds']:.2f} s, {event.data['tokens']} tokens",
                                highlight=False)
