@@ -54,6 +54,14 @@ def script_diffs(run: RunDirectory) -> list[dict[str, str]]:
     return diffs
 
 
+def certificates_in_order(run: RunDirectory, events: list[Event]) -> dict[str, Any]:
+    """Certificates in the order the run issued them (a re-run node's certificate counts once)."""
+    stored = run.certificates()
+    issued = [Path(e.data["path"]).stem for e in events if e.type is EventType.CERTIFICATE]
+    ordered = list(dict.fromkeys(name for name in issued if name in stored))
+    return {name: stored[name] for name in ordered + sorted(set(stored) - set(ordered))}
+
+
 def render_report(run: RunDirectory) -> str:
     events = run.transcript().events()
     timeline = node_timeline(events)
@@ -61,7 +69,7 @@ def render_report(run: RunDirectory) -> str:
     for event in events:
         counts[event.type.value] += 1
     return _ENVIRONMENT.get_template("report.html.j2").render(
-        meta=run.metadata(), timeline=timeline, costs=cost_per_node(timeline), certificates=run.certificates(),
+        meta=run.metadata(), timeline=timeline, costs=cost_per_node(timeline), certificates=certificates_in_order(run, events),
         first_script=run.scripts()[0].read_text() if run.scripts() else None, diffs=script_diffs(run),
         counts=counts, has_figure=(run.path / "figure.png").is_file(),
     )
