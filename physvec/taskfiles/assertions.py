@@ -9,28 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, NonNegativeFloat, model_validator
+from pydantic import Field
 
-from physvec.taskfiles.base import StrictModel
+from physvec.taskfiles.base import StrictModel, Tolerances
 
 RUN_FUNCTION = r"^run_[A-Za-z0-9_]+$"
 
 
-class _Tolerances(StrictModel):
-    rtol: NonNegativeFloat = 0.0
-    atol: NonNegativeFloat = 0.0
+class _ExpectedValue(Tolerances):
+    """An observable of one run whose value is known."""
 
-    @model_validator(mode="after")
-    def _some_tolerance(self) -> _Tolerances:
-        if self.rtol == 0 and self.atol == 0:
-            raise ValueError("an assertion needs rtol or atol greater than zero")
-        return self
-
-
-class LimitingCase(_Tolerances):
-    """A small size or limit where exact diagonalisation or a closed form gives the answer."""
-
-    kind: Literal["limiting_case"]
     name: str = Field(min_length=1)
     run: str = Field(pattern=RUN_FUNCTION)
     overrides: dict[str, Any] = Field(default_factory=dict)
@@ -39,19 +27,19 @@ class LimitingCase(_Tolerances):
     reference: str = Field(min_length=1, description="where the expected value comes from")
 
 
-class AnalyticRegime(_Tolerances):
+class LimitingCase(_ExpectedValue):
+    """A small size or limit where exact diagonalisation or a closed form gives the answer."""
+
+    kind: Literal["limiting_case"]
+
+
+class AnalyticRegime(_ExpectedValue):
     """Parameters where an analytic result is known."""
 
     kind: Literal["analytic_regime"]
-    name: str = Field(min_length=1)
-    run: str = Field(pattern=RUN_FUNCTION)
-    overrides: dict[str, Any] = Field(default_factory=dict)
-    observable: str = Field(min_length=1)
-    expected: float | list[float]
-    reference: str = Field(min_length=1)
 
 
-class Symmetry(_Tolerances):
+class Symmetry(Tolerances):
     """Two runs whose observables must agree, or be related by negation or reversal."""
 
     kind: Literal["symmetry"]

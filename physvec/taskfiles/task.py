@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, field_validator, model_validator
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
 
-from physvec.taskfiles.base import StrictModel
+from physvec.taskfiles.base import StrictModel, Tolerances
 
 Backend = Literal["qiskit", "netket", "tenpy", "pyscf", "itensors"]
 DomainChecker = Literal["dualitycert", "phact", "matpcr"]
@@ -53,21 +53,13 @@ class ConvergenceSettings(StrictModel):
     notes: list[str] = Field(default_factory=list)
 
 
-class ReferenceData(StrictModel):
+class ReferenceData(Tolerances):
     """Reference values the reproduction is compared with, and where they came from."""
 
     path: str = Field(min_length=1, description="JSON file of reference values, relative to the task file")
     observable: str = Field(min_length=1, description="dotted key path into the script's results.json")
     key: str | None = Field(None, description="dotted key path into the reference file (default: observable)")
-    rtol: NonNegativeFloat = 0.0
-    atol: NonNegativeFloat = 0.0
     source: str = Field(min_length=1, description="provenance: paper, table, or independent method")
-
-    @model_validator(mode="after")
-    def _some_tolerance(self) -> ReferenceData:
-        if self.rtol == 0 and self.atol == 0:
-            raise ValueError("reference data needs rtol or atol greater than zero")
-        return self
 
 
 class DomainCheck(StrictModel):
