@@ -72,6 +72,8 @@ class ScriptContract:
     imports: tuple[str, ...] = ()
     syntax: SyntaxFault | None = None
     tree: ast.Module | None = None
+    analysed_source: str = ""
+    """The text ``tree`` was parsed from: the source, or with a broken function stubbed out."""
     breaches: list[Obligation] = field(default_factory=list)
 
 
@@ -100,9 +102,10 @@ def _stub_broken_function(source: str, fault: SyntaxFault) -> str | None:
     if block is None:
         return None
     lines = source.splitlines(keepends=True)
-    stub = (f"def {fault.function}(*args, **kwargs):\n"
-            f"    raise SyntaxError({f'line {fault.line}: {fault.message}'!r})\n")
-    return "".join(lines[:block[0] - 1]) + stub + "".join(lines[block[1]:])
+    stub = [f"def {fault.function}(*args, **kwargs):\n",
+            f"    raise SyntaxError({f'line {fault.line}: {fault.message}'!r})\n"]
+    stub += ["\n"] * max(0, block[1] - block[0] + 1 - len(stub))  # keep every later line number
+    return "".join(lines[:block[0] - 1]) + "".join(stub) + "".join(lines[block[1]:])
 
 
 def _locate_syntax_error(source: str, error: SyntaxError) -> SyntaxFault:
@@ -142,6 +145,7 @@ def _syntax_obligation(fault: SyntaxFault) -> Obligation:
 
 def _collect(contract: ScriptContract, tree: ast.Module, source: str) -> None:
     contract.tree = tree
+    contract.analysed_source = source
     seen: dict[str, int] = {}
     module_variables: set[str] = set()
     imported: set[str] = set()

@@ -1,0 +1,66 @@
+"""Per backend: the reference script passes every obligation; each injected fault is localised to
+the right element function in a single verification round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verifiers.certificate import Certificate, Outcome
+from verifiers.programming import programming_metrics, verify_script
+from verifiers.sandbox import SandboxLimits, SandboxPool
+from tests.verifiers.programming.faults import FAULTS, MISMATCHES, reference
+
+LIMITS = SandboxLimits(wall_s=180)
+BACKENDS = ["qiskit", "tenpy", "pyscf", "netket"]
+
+
+def verify(tmp_path: Path, backend: str, source: str) -> Certificate:
+    script = tmp_path / "script.py"
+    script.write_text(source)
+    return verify_script(script, backend, tmp_path / "work", SandboxPool(), LIMITS)
+
+
+def outcomes(certificate: Certificate, category: str) -> dict[str, Outcome]:
+    return {o.name.split(":", 1)[1]: o.outcome for o in certificate.obligations if o.category == category}
+
+
+def obligation(certificate: Certificate, name: str):
+    return next(o for o in certificate.obligations if o.name == name)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_reference_script_passes_every_obligation(tmp_path, backend):
+    certificate = verify(tmp_path, backend, reference(backend))
+    assert {o.name: o.outcome for o in certificate.obligations if o.outcome is not Outcome.CERTIFIED} == {}
+    metrics = programming_metrics(certificate)
+    assert metrics["unit_accuracy"] == 1.0 and metrics["integration_accuracy"] == 1.0 and metrics["executable"]
+
+
+@pytest.mark.parametrize(("backend", "fault"), [(b, f) for b in BACKENDS for f in FAULTS[b]],
+                         ids=[f"{b}-{f.kind}" for b in BACKENDS for f in FAULTS[b]])
+def test_a_fault_is_localised_to_its_function_in_one_round(tmp_path, backend, fault):
+    certificate = verify(tmp_path, backend, fault.apply(reference(backend)))
+    units = outcomes(certificate, "unit")
+    failed_units = sorted(name for name, outcome in units.items() if outcome is Outcome.FAILED)
+    assert failed_units == [fault.function], obligation(certificate, f"unit:{fault.function}").message
+    assert all(outcome is Outcome.CERTIFIED for name, outcome in units.items() if name != fault.function)
+    if fault.integration_fails_at is not None:
+        (integration,) = [o for o in certificate.obligations if o.category == "integration"]
+        assert integration.outcome is Outcome.FAILED
+        assert integration.evidence["failing_function"] == fault.integration_fails_at
+    if fault.kind.startswith("syntax"):
+        syntax = obligation(certificate, "contract:syntax")
+        assert syntax.outcome is Outcome.FAILED and syntax.evidence["function"] == fault.function
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_interface_mismatch_passes_unit_tests_and_fails_at_integration(tmp_path, backend):
+    mismatch = MISMATCHES[backend]
+    certificate = verify(tmp_path, backend, mismatch.apply(reference(backend)))
+    assert all(outcome is Outcome.CERTIFIED for outcome in outcomes(certificate, "unit").values())
+    (integration,) = [o for o in certificate.obligations if o.category == "integration"]
+    assert integration.outcome is Outcome.FAILED
+    assert integration.evidence["interface"] == [mismatch.producer, mismatch.consumer]
+    assert integration.evidence["correct_ratio"] < 1.0

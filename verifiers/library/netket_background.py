@@ -1,0 +1,54 @@
+"""NetKet background: Ising chain, RBM, local Metropolis sampling, plain stochastic-gradient VMC, energy.
+
+NetKet's Ising uses Pauli operators: H = -h sum X_i + J sum Z_i Z_{i+1} (see ../shared/BACKENDS.md).
+"""
+
+from __future__ import annotations
+
+import netket as nk
+
+from verifiers.library import BackgroundPipeline, BackgroundStep
+
+
+def lattice_chain(L: int) -> nk.graph.Graph:
+    return nk.graph.Chain(length=L, pbc=True)
+
+
+def hamiltonian_ising(graph: nk.graph.Graph, h: float, J: float) -> nk.operator.Ising:
+    hilbert = nk.hilbert.Spin(s=0.5, N=graph.n_nodes)
+    return nk.operator.Ising(hilbert=hilbert, graph=graph, h=h, J=J)
+
+
+def ansatz_rbm(alpha: int) -> nk.models.RBM:
+    return nk.models.RBM(alpha=alpha, param_dtype=float)
+
+
+def sampler_metropolis_local(hamiltonian: nk.operator.Ising) -> nk.sampler.MetropolisSampler:
+    return nk.sampler.MetropolisLocal(hamiltonian.hilbert)
+
+
+def effector_vmc(hamiltonian: nk.operator.Ising, model: nk.models.RBM, sampler: nk.sampler.MetropolisSampler,
+                 n_samples: int, n_iter: int, learning_rate: float, seed: int) -> nk.vqs.MCState:
+    state = nk.vqs.MCState(sampler, model, n_samples=n_samples, seed=seed, sampler_seed=seed)
+    driver = nk.VMC(hamiltonian, nk.optimizer.Sgd(learning_rate=learning_rate), variational_state=state)
+    driver.run(n_iter=n_iter, out=None, show_progress=False)
+    return state
+
+
+def observable_energy(state: nk.vqs.MCState, hamiltonian: nk.operator.Ising) -> float:
+    return float(state.expect(hamiltonian).mean.real)
+
+
+PIPELINE = BackgroundPipeline(
+    backend="netket",
+    params={"L": 6, "h": 1.0, "J": -1.0, "alpha": 1, "n_samples": 128, "n_iter": 5, "learning_rate": 0.05,
+            "seed": 0},
+    steps=(
+        BackgroundStep("lattice", lattice_chain, "graph"),
+        BackgroundStep("hamiltonian", hamiltonian_ising, "hamiltonian"),
+        BackgroundStep("ansatz", ansatz_rbm, "model"),
+        BackgroundStep("sampler", sampler_metropolis_local, "sampler"),
+        BackgroundStep("effector", effector_vmc, "state"),
+        BackgroundStep("observable", observable_energy, "energy"),
+    ),
+)

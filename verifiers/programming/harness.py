@@ -1,0 +1,317 @@
+"""Code that runs inside the sandbox: unit tests of element functions and instrumented execution.
+
+Both write a JSON report that the verifier (outside the sandbox) turns into obligations; nothing here
+decides an outcome that the parent does not re-derive from recorded facts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import sys
+import time
+import traceback
+import types
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_SYNTHETIC = {int: 4, float: 1.0, bool: True, complex: 1.0 + 0.0j}
+SCRIPT_MODULE = "physvec_script_under_test"
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def conforms(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is compatible with the type hint; hints we cannot judge count as compatible."""
+    import numpy as np
+
+    if hint is Any or hint is object or isinstance(hint, typing.TypeVar):
+        return True
+    if hint is None or hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if hint is complex:
+        return isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool)
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(conforms(value, argument) for argument in arguments)
+    if origin is typing.Literal:
+        return value in arguments
+    if origin in (list, set, frozenset):
+        return isinstance(value, origin) and (not arguments or all(conforms(item, arguments[0]) for item in value))
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if not arguments or (len(arguments) == 2 and arguments[1] is Ellipsis):
+            return not arguments or all(conforms(item, arguments[0]) for item in value)
+        return len(value) == len(arguments) and all(conforms(v, a) for v, a in zip(value, arguments))
+    if origin is dict:
+        return isinstance(value, dict) and (not arguments or all(
+            conforms(k, arguments[0]) and conforms(v, arguments[1]) for k, v in value.items()))
+    if origin is not None:
+        return isinstance(value, origin) if isinstance(origin, type) else True
+    return isinstance(value, hint) if isinstance(hint, type) else True
+
+
+def non_finite_paths(value: Any, path: str = "return value") -> list[str]:
+    """Where ``value`` holds NaN or infinity (numbers, arrays, lists, tuples, dicts)."""
+    import numpy as np
+
+    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        return [] if np.isfinite(value) else [path]
+    if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.number):
+        return [] if np.all(np.isfinite(value)) else [path]
+    if isinstance(value, (list, tuple)):
+        return [bad for i, item in enumerate(value[:10_000]) for bad in non_finite_paths(item, f"{path}[{i}]")]
+    if isinstance(value, dict):
+        return [bad for key, item in value.items() for bad in non_finite_paths(item, f"{path}[{key!r}]")]
+    return []
+
+
+def _synthesise(name: str, hint: Any) -> tuple[bool, Any]:
+    if hint in _SYNTHETIC:
+        return True, _SYNTHETIC[hint]
+    if hint is str and any(word in name.lower() for word in ("path", "file", "name")):
+        return True, f"unit_test_{name}.png"
+    if typing.get_origin(hint) is list and typing.get_args(hint) and typing.get_args(hint)[0] in _SYNTHETIC:
+        return True, [_SYNTHETIC[typing.get_args(hint)[0]] * (i + 1) for i in range(3)]
+    return False, None
+
+
+def bind_arguments(function: Callable[..., Any], namespace: dict[str, Any], script_params: dict[str, Any]
+                   ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """Arguments for ``function``: by name from the pipeline, then the script's PARAMS, then by type.
+
+    Returns the arguments, where each came from, and the parameters that could not be bound.
+    """
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception:  # an annotation that does not evaluate binds by name only
+        hints = {}
+    arguments, sources, unbound = {}, {}, []
+    produced = [(key, value) for key, value in reversed(namespace.items()) if not key.startswith("_param:")]
+    for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        hint = hints.get(name, Any)
+        if name in namespace:
+            arguments[name], sources[name] = namespace[name], "background pipeline"
+        elif name in script_params:
+            arguments[name], sources[name] = script_params[name], "script PARAMS"
+        elif isinstance(hint, type) and hint not in _SYNTHETIC and hint is not str and (
+                match := next((key for key, value in produced if isinstance(value, hint)), None)) is not None:
+            arguments[name], sources[name] = namespace[match], f"background output {match!r} by type"
+        elif parameter.default is not parameter.empty:
+            sources[name] = "default"
+        else:
+            ok, value = _synthesise(name, hint)
+            if ok:
+                arguments[name], sources[name] = value, "synthesised from the annotation"
+            else:
+                unbound.append(name)
+    return arguments, sources, unbound
+
+
+def _call_trusted(step: Any, namespace: dict[str, Any]) -> Any:
+    parameters = inspect.signature(step.function).parameters
+    return step.function(**{name: namespace[name] for name in parameters})
+
+
+def _failure(phase: str, error: BaseException, started: float, **extra: Any) -> dict[str, Any]:
+    return {"status": "failed" if phase == "call" else "environment_error", "phase": phase,
+            "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-6000:],
+            "line": _script_line(error), "seconds": round(time.monotonic() - started, 3), **extra}
+
+
+def _script_line(error: BaseException) -> int | None:
+    """The deepest traceback line inside the unit-test program (it keeps the script's line numbers)."""
+    program = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+             if program is not None and Path(frame.filename).resolve() == program]
+    return lines[-1] if lines else None
+
+
+def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_params: dict[str, Any],
+                  report: str = "unit_report.json") -> None:
+    """Run ``function`` in place of the background step of its role and write the judgement's facts.
+
+    Only the steps before its role run: they make its inputs.  Whether later functions can consume
+    its output is an interface question that the integration levels answer.
+    """
+    from verifiers.library import pipeline_for
+
+    started = time.monotonic()
+    pipeline = pipeline_for(backend)
+    namespace: dict[str, Any] = dict(pipeline.params) if pipeline else {}
+    steps = list(pipeline.steps) if pipeline else []
+    position = next((i for i, step in enumerate(steps) if step.role == role), len(steps))
+    result: dict[str, Any] = {"role_in_background": position < len(steps)}
+    _mark_phase("upstream")
+    try:
+        arguments, sources, unbound = bind_arguments(function, namespace, script_params)
+        # the steps before the role make its inputs; a role the background lacks gets steps only until it binds
+        for step in steps[:position]:
+            if position == len(steps) and not unbound:
+                break
+            namespace[step.output] = _call_trusted(step, namespace)
+            arguments, sources, unbound = bind_arguments(function, namespace, script_params)
+    except Exception as error:
+        _write(report, _failure("upstream", error, started))
+        return
+    result["bound"] = sources
+    if unbound:
+        _write(report, {**result, "status": "unbound", "unbound": unbound,
+                        "seconds": round(time.monotonic() - started, 3)})
+        return
+    _mark_phase("call")
+    try:
+        value = function(**arguments)
+    except Exception as error:
+        _write(report, {**result, **_failure("call", error, started)})
+        return
+    _mark_phase("checks")
+    result.update(status="passed", return_type=_type_name(value))
+    try:
+        hint = typing.get_type_hints(function).get("return", Any)
+        result["annotation"] = repr(hint)
+        if not conforms(value, hint):
+            result.update(status="failed", phase="annotation",
+                          error=f"returned {_type_name(value)}, which contradicts the annotation {hint!r}")
+    except Exception as error:
+        result["annotation_note"] = f"return annotation not evaluable: {error}"
+    bad = non_finite_paths(value)
+    if result["status"] == "passed" and bad:
+        result.update(status="failed", phase="finite", error=f"non-finite numbers at {', '.join(bad[:5])}")
+    result["seconds"] = round(time.monotonic() - started, 3)
+    _write(report, result)
+
+
+PHASE_FILE = "unit_phase.txt"
+
+
+def _mark_phase(phase: str) -> None:
+    """Where the unit test is, for the verifier to read if the program dies without a report."""
+    Path(PHASE_FILE).write_text(phase)
+
+
+def _write(path: str, data: dict[str, Any]) -> None:
+    Path(path).write_text(json.dumps(data, default=str))
+
+
+class _Recorder:
+    """Wraps a script's element and run_ functions to record every element call of every run_ call."""
+
+    def __init__(self) -> None:
+        self.active_run: str | None = None
+        self.depth = 0
+        self.calls: dict[str, list[dict[str, Any]]] = {}
+        self.run_outcomes: dict[str, dict[str, Any]] = {}
+        self.producers: dict[int, tuple[int, str]] = {}
+        self._produced = 0
+        self._kept: list[Any] = []
+
+    def run_wrapper(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            outer, self.active_run = self.active_run, name
+            self.calls.setdefault(name, [])
+            try:
+                value = function(*args, **kwargs)
+            except Exception as error:
+                self.run_outcomes[name] = {"ok": False, "error": f"{type(error).__name__}: {error}",
+                                           "traceback": traceback.format_exc()[-6000:]}
+                raise
+            finally:
+                self.active_run = outer
+            self.run_outcomes.setdefault(name, {"ok": True})
+            return value
+
+        return wrapped
+
+    def element_wrapper(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            if self.active_run is None or self.depth > 0:
+                return function(*args, **kwargs)
+            inputs = sorted(p for p in (self.producers.get(id(v)) for v in (*args, *kwargs.values())) if p)
+            # producers of this call's inputs, earliest first: the last is the nearest upstream function
+            record: dict[str, Any] = {"function": name, "inputs_from": [producer for _, producer in inputs]}
+            self.calls[self.active_run].append(record)
+            self.depth += 1
+            started = time.monotonic()
+            try:
+                value = function(*args, **kwargs)
+            except Exception as error:
+                record.update(ok=False, error=f"{type(error).__name__}: {error}",
+                              traceback=traceback.format_exc()[-6000:], seconds=round(time.monotonic() - started, 3))
+                raise
+            finally:
+                self.depth -= 1
+            record.update(ok=True, output_type=_type_name(value), seconds=round(time.monotonic() - started, 3))
+            self._produced += 1
+            self.producers[id(value)] = (self._produced, name)
+            self._kept.append(value)  # keeps ids unique while the run lasts
+            return value
+
+        return wrapped
+
+
+def run_instrumented(script: str, report: str = "integration_report.json") -> None:
+    """Execute the script's main() once with every element call recorded; then any run_ function
+    that main did not call, with **PARAMS.  The script file itself is executed unmodified."""
+    from verifiers.programming.contract import RUN_PREFIX, element_role
+
+    started = time.monotonic()
+    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[SCRIPT_MODULE] = module
+    recorder = _Recorder()
+    result: dict[str, Any] = {"main": None, "extra_runs": {}}
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as error:
+        result["main"] = {"ok": False, "phase": "import", "error": f"{type(error).__name__}: {error}",
+                          "traceback": traceback.format_exc()[-6000:]}
+        _finish(report, result, recorder, started)
+        return
+    for name, value in list(vars(module).items()):
+        if not callable(value) or getattr(value, "__module__", None) != SCRIPT_MODULE:
+            continue
+        if element_role(name):
+            setattr(module, name, recorder.element_wrapper(name, value))
+        elif name.startswith(RUN_PREFIX):
+            setattr(module, name, recorder.run_wrapper(name, value))
+    result["main"] = _attempt(lambda: module.main())
+    params = getattr(module, "PARAMS", {})
+    for name in [n for n in vars(module) if n.startswith(RUN_PREFIX) and n not in recorder.calls]:
+        result["extra_runs"][name] = _attempt(lambda: getattr(module, name)(**params))
+    _finish(report, result, recorder, started)
+
+
+def _attempt(action: Callable[[], Any]) -> dict[str, Any]:
+    try:
+        action()
+    except SystemExit as error:
+        if error.code in (0, None):
+            return {"ok": True}
+        return {"ok": False, "error": f"SystemExit: {error.code}", "traceback": traceback.format_exc()[-6000:]}
+    except Exception as error:
+        return {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-6000:]}
+    return {"ok": True}
+
+
+def _finish(report: str, result: dict[str, Any], recorder: _Recorder, started: float) -> None:
+    result["calls"] = recorder.calls
+    result["run_outcomes"] = recorder.run_outcomes
+    result["seconds"] = round(time.monotonic() - started, 3)
+    _write(report, result)
+    if not result["main"]["ok"]:
+        print(result["main"]["traceback"], file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,137 @@
+"""Unit tests of element functions: each runs, byte-identical, inside a known-good background.
+
+The test program keeps the script's line numbers (imports at their lines, the function under test at
+its lines), so a traceback points at the script's own line.  Before a program runs, code checks that
+the function in it is AST- and text-identical to the script's: a unit test can never test a function
+that differs from the one in the script.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifiers.certificate import Obligation, Outcome
+from verifiers.programming.contract import ElementFunction, ScriptContract
+from verifiers.programming.harness import PHASE_FILE
+from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
+
+UNIT = "unit"
+REPORT_FILE = "unit_report.json"
+
+
+@dataclass(frozen=True)
+class UnitTest:
+    """The program testing one element function, and where it runs."""
+
+    function: ElementFunction
+    program: str
+    workdir: Path
+
+    def job(self, limits: SandboxLimits, extra_env: dict[str, str]) -> SandboxJob:
+        path = self.workdir / "unit_test.py"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.program)
+        return SandboxJob(argv=[sys.executable, path.name], workdir=self.workdir, limits=limits, extra_env=extra_env)
+
+
+def _top_level(tree: ast.Module) -> dict[str, ast.stmt]:
+    return {node.name: node for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _dependencies(contract: ScriptContract, name: str) -> list[ast.stmt]:
+    """Module-level functions and classes that ``name`` uses, transitively (not ``name`` itself)."""
+    definitions = _top_level(contract.tree)
+    found: dict[str, ast.stmt] = {}
+    pending = [definitions[name]]
+    while pending:
+        node = pending.pop()
+        for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}:
+            if used in definitions and used != name and used not in found:
+                found[used] = definitions[used]
+                pending.append(definitions[used])
+    return sorted(found.values(), key=lambda node: node.lineno)
+
+
+def _lines(source: str, node: ast.stmt) -> list[str]:
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return source.splitlines()[start - 1:node.end_lineno]
+
+
+def unit_test_program(contract: ScriptContract, function: ElementFunction, backend: str) -> str:
+    """The test program for ``function``: the script's imports and the function at their own lines,
+    then the helpers it uses, then the call into the harness."""
+    source, tree = contract.analysed_source, contract.tree
+    node = _top_level(tree)[function.name]
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = [""] * (start - 1)
+    trailing: list[str] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if statement.end_lineno < start:
+                lines[statement.lineno - 1:statement.end_lineno] = _lines(source, statement)
+            else:
+                trailing += _lines(source, statement)
+    lines += _lines(source, node) + ["", ""] + trailing
+    for dependency in _dependencies(contract, function.name):
+        lines += _lines(source, dependency) + [""]
+    lines += [
+        "from verifiers.programming.harness import run_unit_test",
+        f"run_unit_test({function.name}, {function.role!r}, {backend!r}, {contract.params or {}!r}, {REPORT_FILE!r})",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def embeds_identically(program: str, contract: ScriptContract, name: str) -> bool:
+    """Whether ``program`` defines ``name`` exactly as the script does: same AST, same text."""
+    try:
+        embedded = _top_level(ast.parse(program)).get(name)
+    except SyntaxError:
+        return False
+    original = _top_level(contract.tree)[name]
+    if embedded is None or ast.dump(embedded) != ast.dump(original):
+        return False
+    return _lines(program, embedded) == _lines(contract.analysed_source, original)
+
+
+def unit_obligation(test: UnitTest, result: SandboxResult) -> Obligation:
+    """The outcome of one unit test, judged from the harness's recorded facts and the sandbox result."""
+    name = f"unit:{test.function.name}"
+    report_path = test.workdir / REPORT_FILE
+    if not report_path.is_file():
+        phase_path = test.workdir / PHASE_FILE
+        phase = phase_path.read_text() if phase_path.is_file() else "startup"
+        evidence = {"phase": phase, "stderr_tail": result.stderr[-3000:]}
+        if phase == "call":
+            return Obligation(name=name, category=UNIT, outcome=Outcome.FAILED,
+                              message=f"{test.function.name} never returned: {result.summary()}", evidence=evidence)
+        return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR,
+                          message=f"the unit-test program died during {phase}: {result.summary()}", evidence=evidence)
+    report = json.loads(report_path.read_text())
+    evidence = {key: report[key] for key in ("bound", "seconds", "return_type", "annotation", "line", "traceback",
+                                             "annotation_note", "phase") if key in report}
+    status = report["status"]
+    if status == "passed":
+        return Obligation(name=name, category=UNIT, outcome=Outcome.CERTIFIED,
+                          message=f"returned {report['return_type']} matching {report.get('annotation', 'its annotation')}",
+                          evidence=evidence)
+    if status == "failed":
+        where = f" (line {report['line']})" if report.get("line") else ""
+        return Obligation(name=name, category=UNIT, outcome=Outcome.FAILED,
+                          message=f"{report['phase']}: {report['error']}{where}", evidence=evidence)
+    if status == "unbound":
+        return Obligation(name=name, category=UNIT, outcome=Outcome.UNKNOWN,
+                          message=f"no background value for parameter(s) {', '.join(report['unbound'])}: "
+                                  "the environment needs glue code", evidence=evidence)
+    return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR,
+                      message=f"the background pipeline failed before {test.function.name} ran: {report['error']}",
+                      evidence=evidence)
+
+
+def syntax_unit_obligation(function_name: str, message: str) -> Obligation:
+    return Obligation(name=f"unit:{function_name}", category=UNIT, outcome=Outcome.FAILED,
+                      message=f"does not parse: {message}")
