@@ -6,13 +6,14 @@ named by version and step, and model calls already made are served from the tran
 
 from __future__ import annotations
 
+import difflib
 import shutil
 from pathlib import Path
 from typing import Any
 
 from agents.model_client import ModelClient
 from agents.paper import read_paper_text
-from agents.prompts import author_messages, repair_messages
+from agents.prompts import author_messages, function_repair_messages, repair_messages
 from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -22,7 +23,8 @@ from verifiers.domain import DomainCheckVerifier
 from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
 from verifiers.final_judge import judge_run
-from verifiers.programming import ProgrammingVerifier
+from verifiers.programming import ProgrammingVerifier, programming_metrics
+from verifiers.programming.repair import apply_edits, repair_items
 from verifiers.protocol import Subject, Verifier
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 
@@ -123,25 +125,41 @@ def domain_checks(state: PipelineState, ctx: RunContext, step: int) -> Update:
     return _verify(DomainCheckVerifier(), state, ctx, step)
 
 
-def _repair(stage: str, counter: str, state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """Ask the model to fix the failed obligations of ``stage``; a new script version on success."""
-    version = state["script_version"]
-    certificate = ctx.run.certificates()[state["certificates"][stage]]
-    script = ctx.run.script_path(version).read_text()
-    messages = repair_messages(ctx.task.task, stage, version, script, project(certificate, ctx.feedback))
-    repaired = _ask_for_script(ctx.client, ctx, f"{stage}_repair", messages, step, 1)
-    update: Update = {counter: state.get(counter, 0) + 1}
-    if repaired is not None:
-        update |= _save_script(ctx, f"{stage}_repair", step, version + 1, repaired)
-    return update
 
 
 def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    return _repair("programming", "programming_iteration", state, ctx, step)
+    """Ask for new versions of the blamed functions only; apply them by replacement, reject the rest."""
+    version = state["script_version"]
+    certificate = ctx.run.certificates()[state["certificates"]["programming"]]
+    items = repair_items(certificate)
+    script = ctx.run.script_path(version).read_text()
+    messages = function_repair_messages(ctx.task.task, version, script, items)
+    reply = _ask_for_script(ctx.client, ctx, "programming_repair", messages, step, 1)
+    update: Update = {"programming_iteration": state.get("programming_iteration", 0) + 1}
+    if reply is None:
+        return update
+    edit = apply_edits(script, reply, {item.function for item in items})
+    diff = "".join(difflib.unified_diff(script.splitlines(keepends=True), edit.source.splitlines(keepends=True),
+                                        f"v{version:02d}.py", f"v{version + 1:02d}.py"))
+    ctx.transcript.append(EventType.REPAIR_EDITS, node="programming_repair", step=step, version=version,
+                          requested=[item.function for item in items], applied=list(edit.applied),
+                          rejected=list(edit.rejected), added_imports=list(edit.added_imports), diff=diff)
+    if edit.applied:
+        update |= _save_script(ctx, "programming_repair", step, version + 1, edit.source)
+    return update
 
 
 def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    return _repair("scientific", "scientific_iteration", state, ctx, step)
+    """Ask for a corrected script from the projected scientific certificate (expected values sealed)."""
+    version = state["script_version"]
+    certificate = ctx.run.certificates()[state["certificates"]["scientific"]]
+    script = ctx.run.script_path(version).read_text()
+    messages = repair_messages(ctx.task.task, "scientific", version, script, project(certificate, ctx.feedback))
+    repaired = _ask_for_script(ctx.client, ctx, "scientific_repair", messages, step, 1)
+    update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
+    if repaired is not None:
+        update |= _save_script(ctx, "scientific_repair", step, version + 1, repaired)
+    return update
 
 
 def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
@@ -158,10 +176,14 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
             source = Path(state["executed_dir"]) / name
             if source.is_file():
                 shutil.copyfile(source, ctx.run.path / name)
+    programming = stored.get(state.get("certificates", {}).get("programming", ""))
+    metrics = {**(programming_metrics(programming) if programming else {}),
+               "programming_iterations": state.get("programming_iteration", 0),
+               "scientific_iterations": state.get("scientific_iteration", 0)}
     ctx.run.update_metadata(status=str(status), verdict=verdict.value, tokens_used=ctx.client.tokens_used,
+                            metrics=metrics,
                             script_versions=state.get("script_version", 0),
-                            programming_iterations=state.get("programming_iteration", 0),
-                            scientific_iterations=state.get("scientific_iteration", 0), error=state.get("error"))
+                            error=state.get("error"))
     ctx.transcript.append(EventType.RUN_FINISHED, node="finalize", step=step, status=str(status),
                                 verdict=verdict.value, tokens_used=ctx.client.tokens_used)
     return {"status": status, "verdict": verdict.value}

@@ -17,6 +17,7 @@ _ENVIRONMENT = Environment(
     loader=PackageLoader("agents", "prompts"), undefined=StrictUndefined, autoescape=False,
     keep_trailing_newline=True, trim_blocks=False,
 )
+_ENVIRONMENT.filters["tail"] = lambda text, limit: text if len(text) <= limit else "..." + text[-limit:]
 PAPER_EXCERPT_CHARS = 12_000
 
 
@@ -29,6 +30,14 @@ def author_messages(task: Task, paper_text: str) -> list[BaseMessage]:
     return [
         SystemMessage(render("system.j2", backend=task.backend)),
         HumanMessage(render("author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS])),
+    ]
+
+
+def function_repair_messages(task: Task, version: int, script: str, items: list[Any]) -> list[BaseMessage]:
+    """The programming repairer's request: the blamed functions with their evidence, and the script."""
+    return [
+        SystemMessage(render("system.j2", backend=task.backend)),
+        HumanMessage(render("repair_functions.j2", version=version, script=script, items=items)),
     ]
 
 

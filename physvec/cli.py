@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -22,6 +22,9 @@ from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
 from physvec.taskfiles.loading import InputFileError, load_task, validate_file
 from physvec.taskfiles.schemas import export_schemas
+from verifiers.certificate import Certificate, Verdict
+from verifiers.programming import programming_metrics, verify_script
+from verifiers.sandbox import SandboxLimits, SandboxPool
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 NO_MODEL_MESSAGE = (
@@ -104,7 +107,46 @@ def _physvec_parser() -> argparse.ArgumentParser:
     show.add_argument("run")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of the input files")
     schemas.add_argument("--out", type=Path, default=Path("schemas"))
+    verify = commands.add_parser("verify-script", help="run the Programming verifier on one script")
+    verify.add_argument("script", type=Path)
+    verify.add_argument("--backend", required=True, choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
+    verify.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    verify.add_argument("--workdir", type=Path, help="where sandbox programs run (default: a new temporary folder)")
+    verify.add_argument("--timeout", type=float, default=600.0, help="wall-clock limit per program, seconds")
+    bench = commands.add_parser("bench", help="print performance figures")
+    bench.add_argument("suite", choices=["programming"])
+    bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
     return parser
+
+
+def _verify_script(arguments: argparse.Namespace) -> int:
+    if not arguments.script.is_file():
+        _errors.print(f"physvec: {arguments.script}: no such file")
+        return EXIT_BAD_INPUT
+    if arguments.timeout <= 0:
+        _errors.print("physvec: --timeout must be positive")
+        return EXIT_BAD_INPUT
+    workdir = arguments.workdir or Path(tempfile.mkdtemp(prefix="physvec-verify-"))
+    certificate = verify_script(arguments.script.resolve(), arguments.backend, workdir.resolve(), SandboxPool(),
+                                SandboxLimits(wall_s=arguments.timeout))
+    if arguments.json:
+        print(certificate.model_dump_json(indent=2))
+    else:
+        console = Console()
+        _print_certificate(console, arguments.script.name, certificate)
+        console.print(programming_metrics(certificate))
+        console.print(f"sandbox folders: {workdir}", soft_wrap=True)
+    return 0 if certificate.verdict is Verdict.CERTIFIED and certificate.is_complete else EXIT_NOT_CERTIFIED
+
+
+def _print_certificate(console: Console, name: str, certificate: Certificate) -> None:
+    table = Table(title=f"{name}: {certificate.verdict.value}")
+    table.add_column("obligation", overflow="fold")
+    table.add_column("outcome", no_wrap=True)
+    table.add_column("message", overflow="fold")
+    for obligation in certificate.obligations:
+        table.add_row(obligation.name, obligation.outcome.value, obligation.message[:200])
+    console.print(table)
 
 
 def _validate(files: list[Path]) -> int:
@@ -141,13 +183,7 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
         timeline.add_row(*(str(row[key]) for key in ("step", "node", "attempt", "seconds", "tokens", "state")))
     console.print(timeline)
     for name, certificate in run.certificates().items():
-        table = Table(title=f"{name}: {certificate.verdict.value}")
-        table.add_column("obligation", overflow="fold")
-        table.add_column("outcome", no_wrap=True)
-        table.add_column("message", overflow="fold")
-        for obligation in certificate.obligations:
-            table.add_row(obligation.name, obligation.outcome.value, obligation.message[:200])
-        console.print(table)
+        _print_certificate(console, name, certificate)
     console.print(f"report: {run.report_file}", soft_wrap=True)
     return 0
 
@@ -156,6 +192,13 @@ def physvec_main(argv: list[str] | None = None) -> int:
     arguments = _physvec_parser().parse_args(argv)
     if arguments.command == "validate":
         return _validate(arguments.files)
+    if arguments.command == "verify-script":
+        return _verify_script(arguments)
+    if arguments.command == "bench":
+        from physvec.bench import DEFAULT_SCRIPTS, bench_programming
+
+        bench_programming(arguments.scripts or DEFAULT_SCRIPTS)
+        return 0
     if arguments.command == "schemas":
         for path in export_schemas(arguments.out):
             print(path)

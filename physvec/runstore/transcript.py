@@ -30,6 +30,7 @@ class EventType(StrEnum):
     INFRASTRUCTURE_FAULT = "infrastructure_fault"
     INVALID_MODEL_REPLY = "invalid_model_reply"
     SCRIPT_WRITTEN = "script_written"
+    REPAIR_EDITS = "repair_edits"
     SANDBOX_RUN = "sandbox_run"
     CERTIFICATE = "certificate"
     BUDGET_EXHAUSTED = "budget_exhausted"

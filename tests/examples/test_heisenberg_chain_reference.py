@@ -59,3 +59,8 @@ def test_assertion_values_match_closed_forms_and_exact_diagonalisation():
 def test_the_test_fixture_reference_is_the_four_site_closed_form():
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_task" / "reference.json"
     assert json.loads(fixture.read_text())["energy"] == pytest.approx(-0.75 - math.sqrt(3) / 2, abs=1e-14)
+
+
+def test_the_tenpy_fixture_reference_is_the_eight_site_ground_energy():
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tenpy_task" / "reference.json"
+    assert json.loads(fixture.read_text())["energy"] == pytest.approx(open_chain_ground_energy(8), abs=1e-10)

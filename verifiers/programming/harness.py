@@ -315,3 +315,44 @@ def _finish(report: str, result: dict[str, Any], recorder: _Recorder, started: f
     if not result["main"]["ok"]:
         print(result["main"]["traceback"], file=sys.stderr)
         sys.exit(1)
+
+
+class _LevelReached(Exception):
+    """Raised after the k-th element call of the measured run_ function: level k is done."""
+
+
+def run_until_level(script: str, run: str, level: int) -> None:
+    """Execute the script's main() only up to the ``level``-th element call of ``run`` (the naive,
+    one-execution-per-level integration strategy that the benchmark compares against)."""
+    from verifiers.programming.contract import element_role
+
+    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[SCRIPT_MODULE] = module
+    spec.loader.exec_module(module)
+    state = {"active": False, "calls": 0}
+
+    def element(function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            value = function(*args, **kwargs)
+            if state["active"]:
+                state["calls"] += 1
+                if state["calls"] >= level:
+                    raise _LevelReached
+            return value
+        return wrapped
+
+    def entered(function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            state["active"] = True
+            return function(*args, **kwargs)
+        return wrapped
+
+    for name, value in list(vars(module).items()):
+        if callable(value) and getattr(value, "__module__", None) == SCRIPT_MODULE and element_role(name):
+            setattr(module, name, element(value))
+    setattr(module, run, entered(getattr(module, run)))
+    try:
+        module.main()
+    except _LevelReached:
+        pass

@@ -1,0 +1,92 @@
+"""Unit-test programs embed functions byte-identically; integration levels come from one execution."""
+
+from __future__ import annotations
+
+import typing
+
+import numpy as np
+import pytest
+
+from verifiers.certificate import Outcome
+from verifiers.programming import verify_script
+from verifiers.programming.contract import analyse_script
+from verifiers.programming.harness import conforms, non_finite_paths
+from verifiers.programming.unit_tests import embeds_identically, unit_test_program
+from verifiers.sandbox import SandboxLimits, SandboxPool
+from tests.verifiers.programming.faults import reference
+from tests.verifiers.programming.test_contract import SIX_CALLS
+
+
+class CountingPool(SandboxPool):
+    """A real sandbox pool that remembers every program it ran."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.argv: list[tuple[str, ...]] = []
+
+    def run_all(self, jobs):
+        self.argv += [tuple(job.argv) for job in jobs]
+        return super().run_all(jobs)
+
+
+def test_a_unit_test_program_keeps_the_function_at_its_script_lines():
+    contract = analyse_script(reference("tenpy"))
+    function = contract.elements["effector_dmrg"]
+    program = unit_test_program(contract, function, "tenpy")
+    lines = program.splitlines()
+    assert "\n".join(lines[function.lineno - 1:function.end_lineno]) + "\n" == function.source
+    assert embeds_identically(program, contract, "effector_dmrg")
+
+
+def test_a_program_with_an_altered_function_is_not_identical():
+    contract = analyse_script(reference("tenpy"))
+    program = unit_test_program(contract, contract.elements["observable_sz"], "tenpy")
+    assert not embeds_identically(program.replace('"Sz"', '"Sx"'), contract, "observable_sz")
+
+
+def test_helpers_used_by_the_function_travel_with_it():
+    source = SIX_CALLS.replace("    return H @ H", "    return _square(H)") + "\n\ndef _square(m: np.ndarray) -> np.ndarray:\n    return m @ m\n"
+    contract = analyse_script(source)
+    program = unit_test_program(contract, contract.elements["effector_square"], "tenpy")
+    assert "def _square" in program and "def observable_norm" not in program
+
+
+@pytest.mark.parametrize(("value", "hint", "ok"), [
+    (1.0, float, True), (1, float, True), (True, float, False), (np.float64(2), float, True),
+    ([1.0, 2.0], list[float], True), ([[1.0]], list[float], False), ((1, "a"), tuple[int, str], True),
+    ({"a": 1.0}, dict[str, float], True), (None, None, True), (3, int | None, True), ("x", typing.Any, True),
+    (np.zeros(2), np.ndarray, True), ([1.0], float, False),
+])
+def test_return_values_are_judged_against_annotations(value, hint, ok):
+    assert conforms(value, hint) is ok
+
+
+def test_non_finite_numbers_are_found_where_they_are():
+    assert non_finite_paths({"e": [1.0, float("nan")], "m": np.array([1.0, np.inf])}) == [
+        "return value['e'][1]", "return value['m']"]
+    assert non_finite_paths([1.0, 2.0]) == []
+
+
+def test_six_calls_failing_at_the_fourth_give_three_of_six_from_one_execution(tmp_path):
+    failing = SIX_CALLS.replace("    return H @ H", "    return H @ np.ones((H.shape[0] + 1, 1))")
+    script = tmp_path / "script.py"
+    script.write_text(failing)
+    pool = CountingPool()
+    certificate = verify_script(script, "pyscf", tmp_path / "work", pool, SandboxLimits(wall_s=60))
+    (integration,) = [o for o in certificate.obligations if o.category == "integration"]
+    assert integration.evidence["correct_ratio"] == 0.5
+    assert integration.evidence["levels_passed"] == 3 and integration.evidence["failing_level"] == 4
+    assert integration.evidence["failing_function"] == "effector_square"
+    assert sum(1 for argv in pool.argv if "instrumented.py" in argv) == 1, "the script ran more than once"
+    assert not any("script.py" in argv for argv in pool.argv)
+    unit = next(o for o in certificate.obligations if o.name == "unit:effector_square")
+    assert unit.outcome is Outcome.UNKNOWN and "glue" in unit.message, "no background makes an ndarray H"
+
+
+def test_a_function_that_never_returns_fails_its_unit_test(tmp_path):
+    looping = SIX_CALLS.replace("    return np.arange(n, dtype=float)", "    while True:\n        pass")
+    script = tmp_path / "script.py"
+    script.write_text(looping)
+    certificate = verify_script(script, "pyscf", tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=8))
+    unit = next(o for o in certificate.obligations if o.name == "unit:lattice_sites")
+    assert unit.outcome is Outcome.FAILED and "never returned" in unit.message
