@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.model_client import ModelClient
 from agents.paper import read_paper_text
-from agents.prompts import author_messages, function_repair_messages, repair_messages
+from agents.prompts import author_messages, function_repair_messages, repair_messages, unit_glue_messages
 from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -23,7 +23,8 @@ from verifiers.domain import DomainCheckVerifier
 from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
 from verifiers.final_judge import judge_run
-from verifiers.programming import ProgrammingVerifier, programming_metrics
+from verifiers.programming import GlueWriter, ProgrammingVerifier, programming_metrics
+from verifiers.programming.contract import ElementFunction
 from verifiers.programming.repair import apply_edits, repair_items
 from verifiers.protocol import Subject, Verifier
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
@@ -101,9 +102,20 @@ def _verify(verifier: Verifier, state: PipelineState, ctx: RunContext, step: int
     return {"certificates": {**state.get("certificates", {}), verifier.name: name}}
 
 
+def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
+    """Model-written argument glue for unit tests whose inputs no background function makes."""
+
+    def write(function: ElementFunction, unbound: list[str], namespace: dict[str, str]) -> str | None:
+        messages = unit_glue_messages(ctx.task.task, function, unbound, namespace)
+        return _ask_for_script(ctx.client, ctx, "unit_glue", messages, step, 1)
+
+    return write
+
+
 def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
     workdir = ctx.run.work_dir(f"v{state['script_version']:02d}-programming")
-    update = _verify(ProgrammingVerifier(), state, ctx, step, workdir)
+    glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue else None
+    update = _verify(ProgrammingVerifier(glue), state, ctx, step, workdir)
     certificate = ctx.run.certificates()[update["certificates"]["programming"]]
     execution = {o.name: o for o in certificate.obligations}.get("script_executes")
     if execution is not None:

@@ -41,6 +41,14 @@ def function_repair_messages(task: Task, version: int, script: str, items: list[
     ]
 
 
+def unit_glue_messages(task: Task, function: Any, unbound: list[str], namespace: dict[str, str]) -> list[BaseMessage]:
+    """The glue writer's request: make the inputs that no background function can make."""
+    return [
+        SystemMessage(render("system.j2", backend=task.backend)),
+        HumanMessage(render("unit_glue.j2", function=function, unbound=unbound, namespace=namespace)),
+    ]
+
+
 def repair_messages(task: Task, verifier: str, version: int, script: str, feedback: dict[str, Any]) -> list[BaseMessage]:
     """A repairer's request: the failed checks (as the feedback projection allows) and the script."""
     return [

@@ -75,6 +75,8 @@ class Limits(StrictModel):
     programming_iterations: NonNegativeInt = 8
     scientific_iterations: NonNegativeInt = 5
     author_attempts: PositiveInt = 3
+    unit_glue: bool = Field(True, description="ask the model for argument glue when no background function "
+                                              "can make a unit test's inputs (one call per such function)")
     sandbox_wall_s: PositiveFloat = 600.0
     sandbox_memory_gb: PositiveFloat = 6.0
     token_budget: PositiveInt = 200_000

@@ -226,3 +226,15 @@ def test_ctrl_c_stops_the_sandbox_at_once_and_says_how_to_resume(tiny_task, tmp_
     (run,) = list_runs(runs_dir)
     assert f"reproduce --resume {run.run_id}" in stderr and "Traceback" not in stderr
     assert read_events(run.transcript_file)[-1].type is EventType.RUN_INTERRUPTED
+
+
+def test_the_model_writes_glue_for_a_unit_test_no_background_can_feed(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, unit_glue=True)
+    glue = ("```python\nimport numpy as np\n\n\ndef glue_arguments(namespace: dict) -> dict:\n"
+            "    return {'H': np.diag([1.0, -1.0])}\n```")
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT, glue), runs_dir)
+    calls = [e for e in read_events(run.transcript_file) if e.type is EventType.MODEL_CALL]
+    assert [c.data["role"] for c in calls] == ["author", "unit_glue"]
+    assert "observable_spectrum" in json.dumps(calls[1].data["prompt"])
+    unit = {o.name: o for o in run.certificates()["programming-v01"].obligations}["unit:observable_spectrum"]
+    assert unit.outcome.value == "certified" and "glue_arguments" in unit.evidence["glue"]

@@ -30,3 +30,23 @@ def test_schemas_are_exported(tmp_path, capsys):
     assert physvec_main(["schemas", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "assertions.schema.json", "rubric.schema.json", "task.schema.json"]
+
+
+def test_verify_script_prints_a_json_certificate(tmp_path, capsys):
+    import json
+
+    from tests.verifiers.programming.test_contract import SIX_CALLS
+
+    script = tmp_path / "chain.py"
+    script.write_text(SIX_CALLS)
+    code = physvec_main(["verify-script", str(script), "--backend", "pyscf", "--json", "--workdir", str(tmp_path / "w")])
+    certificate = json.loads(capsys.readouterr().out)
+    outcomes = {o["name"]: o["outcome"] for o in certificate["obligations"]}
+    assert outcomes["script_executes"] == "certified" and outcomes["integration:run_chain"] == "certified"
+    assert outcomes["figure_written"] == "failed", "this script writes no figure"
+    assert code == 1
+
+
+def test_verify_script_of_a_missing_file_exits_2(tmp_path, capsys):
+    assert physvec_main(["verify-script", str(tmp_path / "absent.py"), "--backend", "tenpy"]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -8,18 +8,20 @@ in parallel in the sandbox.  Julia scripts are analysed as text; running them ne
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.execution import figure_obligation, results_obligation
-from verifiers.programming.contract import ScriptContract, analyse_script, contract_obligations
+from verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
 from verifiers.programming.integration import (
     INTEGRATION, all_levels, execution_obligation, instrumented_job, integration_obligation, read_report,
 )
 from verifiers.programming.julia_contract import analyse_julia_script
 from verifiers.programming.unit_tests import (
-    UNIT, UnitTest, embeds_identically, syntax_unit_obligation, unit_obligation, unit_test_program,
+    UNIT, UnitTest, embeds_identically, glue_problem, syntax_unit_obligation, unbound_report, unit_obligation,
+    unit_test_program,
 )
 from verifiers.protocol import Subject
 from verifiers.sandbox import SandboxLimits, SandboxPool
@@ -49,8 +51,50 @@ def _unit_tests(contract: ScriptContract, backend: str, workdir: Path) -> tuple[
     return tests, obligations
 
 
+GlueWriter = Callable[[ElementFunction, list[str], dict[str, str]], str | None]
+"""(function, unbound parameter names, background namespace types) -> source of glue_arguments."""
+
+
+def _glued(contract: ScriptContract, backend: str, test: UnitTest, glue_writer: GlueWriter
+           ) -> UnitTest | Obligation | None:
+    """A unit test with model-written glue, an error obligation if the glue is unacceptable, or None."""
+    report = unbound_report(test)
+    if report is None:
+        return None
+    glue = glue_writer(test.function, report["unbound"], report.get("namespace", {}))
+    if glue is None:
+        return None
+    name = f"unit:{test.function.name}"
+    problem = glue_problem(glue)
+    if problem is not None:
+        return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR, message=problem, evidence={"glue": glue})
+    program = unit_test_program(contract, test.function, backend, glue)
+    if not embeds_identically(program, contract, test.function.name):
+        return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR, evidence={"glue": glue},
+                          message="with the glue, the program no longer embeds the function byte-identically")
+    return UnitTest(test.function, program, test.workdir.with_name(f"{test.function.name}-glue"), glue)
+
+
+def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], results: list[Obligation],
+                glue_writer: GlueWriter, pool: SandboxPool, limits: SandboxLimits,
+                environment: dict[str, str]) -> list[Obligation]:
+    """Re-run, with model-written glue, the unit tests whose inputs no background could make."""
+    outcomes = {o.name: o for o in results}
+    retries = []
+    for test in tests:
+        glued = _glued(contract, backend, test, glue_writer)
+        if isinstance(glued, Obligation):
+            outcomes[glued.name] = glued
+        elif glued is not None:
+            retries.append(glued)
+    for test, result in zip(retries, pool.run_all([t.job(limits, environment) for t in retries])):
+        obligation = unit_obligation(test, result)
+        outcomes[obligation.name] = obligation.model_copy(update={"evidence": {**obligation.evidence, "glue": test.glue}})
+    return list(outcomes.values())
+
+
 def verify_python_script(script: Path, backend: str, workdir: Path, pool: SandboxPool,
-                         limits: SandboxLimits) -> list[Obligation]:
+                         limits: SandboxLimits, glue_writer: GlueWriter | None = None) -> list[Obligation]:
     contract = analyse_script(script.read_text())
     obligations = contract_obligations(contract)
     if contract.tree is None:
@@ -63,6 +107,8 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     obligations += [execution_obligation(report, execution), results_obligation(workdir), figure_obligation(workdir)]
     obligations += [integration_obligation(levels) for levels in all_levels(contract, report)]
     unit_results += [unit_obligation(test, result) for test, result in zip(tests, unit_runs)]
+    if glue_writer is not None:
+        unit_results = _glue_round(contract, backend, tests, unit_results, glue_writer, pool, limits, environment)
     order = list(contract.elements)
     return obligations + sorted(unit_results, key=lambda o: order.index(o.name.removeprefix("unit:")))
 
@@ -78,12 +124,18 @@ def verify_julia_script(script: Path) -> list[Obligation]:
     return obligations
 
 
-def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, limits: SandboxLimits) -> Certificate:
-    """The Programming verifier's certificate for one script file."""
+def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, limits: SandboxLimits,
+                  glue_writer: GlueWriter | None = None) -> Certificate:
+    """The Programming verifier's certificate for one script file.
+
+    Args:
+        glue_writer: asked (in a second, parallel round) for argument-making code when no background
+            function can make a unit test's inputs; without one those unit tests stay unknown.
+    """
     if backend == "itensors" or script.suffix == ".jl":
         obligations = verify_julia_script(script)
     else:
-        obligations = verify_python_script(script, backend, workdir, pool, limits)
+        obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer)
     return Certificate(verifier="programming", subject_digest=digest(script.read_bytes()),
                        obligations=tuple(obligations))
 
@@ -106,5 +158,9 @@ def programming_metrics(certificate: Certificate) -> dict[str, Any]:
 class ProgrammingVerifier:
     name = "programming"
 
+    def __init__(self, glue_writer: GlueWriter | None = None) -> None:
+        self.glue_writer = glue_writer
+
     def verify(self, subject: Subject) -> Certificate:
-        return verify_script(subject.script, subject.task.task.backend, subject.workdir, subject.pool, subject.limits)
+        return verify_script(subject.script, subject.task.task.backend, subject.workdir, subject.pool, subject.limits,
+                             self.glue_writer)

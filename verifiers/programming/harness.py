@@ -87,6 +87,11 @@ def _synthesise(name: str, hint: Any) -> tuple[bool, Any]:
     return False, None
 
 
+def _fits(value: Any, hint: Any) -> bool:
+    """A value bound by name must also fit the parameter's annotation (when it is a class)."""
+    return not isinstance(hint, type) or conforms(value, hint)
+
+
 def bind_arguments(function: Callable[..., Any], namespace: dict[str, Any], script_params: dict[str, Any]
                    ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     """Arguments for ``function``: by name from the pipeline, then the script's PARAMS, then by type.
@@ -103,7 +108,7 @@ def bind_arguments(function: Callable[..., Any], namespace: dict[str, Any], scri
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         hint = hints.get(name, Any)
-        if name in namespace:
+        if name in namespace and _fits(namespace[name], hint):
             arguments[name], sources[name] = namespace[name], "background pipeline"
         elif name in script_params:
             arguments[name], sources[name] = script_params[name], "script PARAMS"
@@ -141,11 +146,14 @@ def _script_line(error: BaseException) -> int | None:
 
 
 def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_params: dict[str, Any],
-                  report: str = "unit_report.json") -> None:
+                  report: str = "unit_report.json",
+                  glue: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
     """Run ``function`` in place of the background step of its role and write the judgement's facts.
 
     Only the steps before its role run: they make its inputs.  Whether later functions can consume
-    its output is an interface question that the integration levels answer.
+    its output is an interface question that the integration levels answer.  ``glue`` (written by a
+    model when the background cannot make an input) adds values to the namespace; it never replaces
+    the function under test.
     """
     from verifiers.library import pipeline_for
 
@@ -164,12 +172,16 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
                 break
             namespace[step.output] = _call_trusted(step, namespace)
             arguments, sources, unbound = bind_arguments(function, namespace, script_params)
+        if glue is not None:
+            namespace.update(glue(dict(namespace)))
+            arguments, sources, unbound = bind_arguments(function, namespace, script_params)
     except Exception as error:
         _write(report, _failure("upstream", error, started))
         return
     result["bound"] = sources
     if unbound:
         _write(report, {**result, "status": "unbound", "unbound": unbound,
+                        "namespace": {key: _type_name(value) for key, value in namespace.items()},
                         "seconds": round(time.monotonic() - started, 3)})
         return
     _mark_phase("call")

@@ -30,6 +30,7 @@ class UnitTest:
     function: ElementFunction
     program: str
     workdir: Path
+    glue: str | None = None
 
     def job(self, limits: SandboxLimits, extra_env: dict[str, str]) -> SandboxJob:
         path = self.workdir / "unit_test.py"
@@ -62,9 +63,12 @@ def _lines(source: str, node: ast.stmt) -> list[str]:
     return source.splitlines()[start - 1:node.end_lineno]
 
 
-def unit_test_program(contract: ScriptContract, function: ElementFunction, backend: str) -> str:
+GLUE_FUNCTION = "glue_arguments"
+
+
+def unit_test_program(contract: ScriptContract, function: ElementFunction, backend: str, glue: str | None = None) -> str:
     """The test program for ``function``: the script's imports and the function at their own lines,
-    then the helpers it uses, then the call into the harness."""
+    then the helpers it uses, then any glue, then the call into the harness."""
     source, tree = contract.analysed_source, contract.tree
     node = _top_level(tree)[function.name]
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -79,11 +83,31 @@ def unit_test_program(contract: ScriptContract, function: ElementFunction, backe
     lines += _lines(source, node) + ["", ""] + trailing
     for dependency in _dependencies(contract, function.name):
         lines += _lines(source, dependency) + [""]
+    if glue is not None:
+        lines += glue.splitlines() + [""]
     lines += [
         "from verifiers.programming.harness import run_unit_test",
-        f"run_unit_test({function.name}, {function.role!r}, {backend!r}, {contract.params or {}!r}, {REPORT_FILE!r})",
+        f"run_unit_test({function.name}, {function.role!r}, {backend!r}, {contract.params or {}!r}, {REPORT_FILE!r}"
+        + (f", glue={GLUE_FUNCTION})" if glue is not None else ")"),
     ]
     return "\n".join(lines) + "\n"
+
+
+def glue_problem(glue: str) -> str | None:
+    """Why model-written glue is unacceptable, or None: it may only import and define glue_arguments."""
+    try:
+        tree = ast.parse(glue)
+    except SyntaxError as error:
+        return f"glue does not parse: {error.msg} (line {error.lineno})"
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.FunctionDef) and node.name == GLUE_FUNCTION:
+            continue
+        return f"glue may only import and define {GLUE_FUNCTION}(namespace), not line {node.lineno}"
+    if not any(isinstance(node, ast.FunctionDef) for node in tree.body):
+        return f"glue must define {GLUE_FUNCTION}(namespace) -> dict"
+    return None
 
 
 def embeds_identically(program: str, contract: ScriptContract, name: str) -> bool:
@@ -96,6 +120,13 @@ def embeds_identically(program: str, contract: ScriptContract, name: str) -> boo
     if embedded is None or ast.dump(embedded) != ast.dump(original):
         return False
     return _lines(program, embedded) == _lines(contract.analysed_source, original)
+
+
+def unbound_report(test: UnitTest) -> dict | None:
+    """The harness report of a unit test that could not bind its parameters, or None."""
+    path = test.workdir / REPORT_FILE
+    report = json.loads(path.read_text()) if path.is_file() else None
+    return report if report and report["status"] == "unbound" else None
 
 
 def unit_obligation(test: UnitTest, result: SandboxResult) -> Obligation:

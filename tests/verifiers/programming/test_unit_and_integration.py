@@ -90,3 +90,35 @@ def test_a_function_that_never_returns_fails_its_unit_test(tmp_path):
     certificate = verify_script(script, "pyscf", tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=8))
     unit = next(o for o in certificate.obligations if o.name == "unit:lattice_sites")
     assert unit.outcome is Outcome.FAILED and "never returned" in unit.message
+
+
+GLUE = "import numpy as np\n\n\ndef glue_arguments(namespace: dict) -> dict:\n    return {'H': np.eye(3), 'psi': np.ones(3)}\n"
+
+
+def _verify_with_glue(tmp_path, glue: str):
+    script = tmp_path / "script.py"
+    script.write_text(SIX_CALLS)
+    asked = []
+
+    def glue_writer(function, unbound, namespace):
+        asked.append((function.name, unbound))
+        return glue
+
+    certificate = verify_script(script, "pyscf", tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60), glue_writer)
+    return {o.name: o for o in certificate.obligations if o.category == "unit"}, asked
+
+
+def test_glue_makes_inputs_no_background_can_and_the_function_stays_identical(tmp_path):
+    units, asked = _verify_with_glue(tmp_path, GLUE)
+    assert ("effector_square", ["H"]) in asked and ("observable_norm", ["psi"]) in asked
+    assert ("lattice_sites", ["n"]) not in asked, "bound functions need no glue"
+    assert units["unit:effector_square"].outcome is Outcome.CERTIFIED
+    assert units["unit:effector_square"].evidence["glue"] == GLUE
+    assert units["unit:observable_norm"].outcome is Outcome.CERTIFIED
+
+
+def test_glue_that_redefines_the_function_under_test_is_refused(tmp_path):
+    cheating = GLUE + "\n\ndef effector_square(H):\n    return H\n"
+    units, _ = _verify_with_glue(tmp_path, cheating)
+    assert units["unit:effector_square"].outcome is Outcome.ERROR
+    assert "only import and define glue_arguments" in units["unit:effector_square"].message
