@@ -275,7 +275,7 @@ def _check_run(contract: ScriptContract, node: ast.FunctionDef | ast.AsyncFuncti
                                          function=node.name))
 
 
-def _params_keys_read(tree: ast.Module, owner: str) -> list[tuple[str, int]]:
+def _params_keys_read(tree: ast.Module) -> list[tuple[str, int]]:
     """Constant keys read from PARAMS anywhere, and from ``params`` inside run_ functions."""
     keys = []
     for function in (n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
@@ -296,7 +296,7 @@ def _check_whole(contract: ScriptContract, tree: ast.Module) -> None:
     elif contract.params is None:
         contract.breaches.append(_breach("params", "the script has no PARAMS = {...} literal"))
     else:
-        missing = [(key, line) for key, line in _params_keys_read(tree, "main") if key not in contract.params]
+        missing = [(key, line) for key, line in _params_keys_read(tree) if key not in contract.params]
         if missing:
             contract.breaches.append(_breach(
                 "params_keys", "PARAMS has no key " + ", ".join(f"{k!r} (read at line {line})" for k, line in missing),

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from verifiers.finite import non_finite_paths
+
 _SYNTHETIC = {int: 4, float: 1.0, bool: True, complex: 1.0 + 0.0j}
 SCRIPT_MODULE = "physvec_script_under_test"
 
@@ -60,21 +62,6 @@ def conforms(value: Any, hint: Any) -> bool:
     if origin is not None:
         return isinstance(value, origin) if isinstance(origin, type) else True
     return isinstance(value, hint) if isinstance(hint, type) else True
-
-
-def non_finite_paths(value: Any, path: str = "return value") -> list[str]:
-    """Where ``value`` holds NaN or infinity (numbers, arrays, lists, tuples, dicts)."""
-    import numpy as np
-
-    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
-        return [] if np.isfinite(value) else [path]
-    if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.number):
-        return [] if np.all(np.isfinite(value)) else [path]
-    if isinstance(value, (list, tuple)):
-        return [bad for i, item in enumerate(value[:10_000]) for bad in non_finite_paths(item, f"{path}[{i}]")]
-    if isinstance(value, dict):
-        return [bad for key, item in value.items() for bad in non_finite_paths(item, f"{path}[{key!r}]")]
-    return []
 
 
 def _synthesise(name: str, hint: Any) -> tuple[bool, Any]:
@@ -200,7 +187,7 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
                           error=f"returned {_type_name(value)}, which contradicts the annotation {hint!r}")
     except Exception as error:
         result["annotation_note"] = f"return annotation not evaluable: {error}"
-    bad = non_finite_paths(value)
+    bad = non_finite_paths(value, "return value")
     if result["status"] == "passed" and bad:
         result.update(status="failed", phase="finite", error=f"non-finite numbers at {', '.join(bad[:5])}")
     result["seconds"] = round(time.monotonic() - started, 3)

@@ -10,7 +10,8 @@ import pytest
 from verifiers.certificate import Outcome
 from verifiers.programming import verify_script
 from verifiers.programming.contract import analyse_script
-from verifiers.programming.harness import conforms, non_finite_paths
+from verifiers.finite import non_finite_paths
+from verifiers.programming.harness import conforms
 from verifiers.programming.unit_tests import embeds_identically, unit_test_program
 from verifiers.sandbox import SandboxLimits, SandboxPool
 from tests.verifiers.programming.faults import reference
@@ -62,8 +63,8 @@ def test_return_values_are_judged_against_annotations(value, hint, ok):
 
 
 def test_non_finite_numbers_are_found_where_they_are():
-    assert non_finite_paths({"e": [1.0, float("nan")], "m": np.array([1.0, np.inf])}) == [
-        "return value['e'][1]", "return value['m']"]
+    assert non_finite_paths({"e": [1.0, float("nan")], "m": np.array([1.0, np.inf])}, "results") == [
+        "results['e'][1]", "results['m']"]
     assert non_finite_paths([1.0, 2.0]) == []
 
 
