@@ -178,6 +178,9 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
     meta = run.metadata()
     console.print(f"[bold]{run.run_id}[/]  task {meta['task_id']}  model {meta['model']}  "
                   f"status {meta['status']}  verdict {meta['verdict']}  tokens {meta.get('tokens_used', 0)}")
+    if meta.get("metrics"):
+        console.print("metrics: " + ", ".join(f"{key} {value}" for key, value in meta["metrics"].items()),
+                      highlight=False)
     timeline = Table("step", "node", "attempt", "seconds", "tokens", "state", title="timeline")
     for row in node_timeline(run.transcript().events()):
         timeline.add_row(*(str(row[key]) for key in ("step", "node", "attempt", "seconds", "tokens", "state")))
