@@ -181,7 +181,7 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
     result.update(status="passed", return_type=_type_name(value))
     try:
         hint = typing.get_type_hints(function).get("return", Any)
-        result["annotation"] = repr(hint)
+        result["annotation"] = hint.__name__ if isinstance(hint, type) else repr(hint)
         if not conforms(value, hint):
             result.update(status="failed", phase="annotation",
                           error=f"returned {_type_name(value)}, which contradicts the annotation {hint!r}")
