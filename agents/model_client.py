@@ -66,9 +66,10 @@ class RetryPolicy:
         return min(self.base_delay_s * 2**attempt, self.max_delay_s)
 
 
-def request_hash(role: str, messages: Sequence[BaseMessage]) -> str:
-    """A stable hash of what was asked: the role and each message's type and text."""
-    payload = json.dumps([role, [(message.type, message.content) for message in messages]], sort_keys=True)
+def request_hash(role: str, messages: Sequence[BaseMessage], temperature: float | None = None) -> str:
+    """A stable hash of what was asked: the role, each message's type and text, and any temperature."""
+    payload = json.dumps([role, [(message.type, message.content) for message in messages], temperature],
+                         sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -98,14 +99,15 @@ class ModelClient:
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
                 self.live_calls += 1
 
-    def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int) -> str:
-        """The model's reply text to ``messages``.
+    def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
+            temperature: float | None = None) -> str:
+        """The model's reply text to ``messages`` (at ``temperature`` when given, e.g. for votes).
 
         Raises:
             BudgetExhausted: the token budget is spent.
             ModelUnavailable: the provider failed on every attempt or refused the request.
         """
-        digest = request_hash(role, messages)
+        digest = request_hash(role, messages, temperature)
         ordinal = self._asked[(step, digest)]
         self._asked[(step, digest)] += 1
         recorded = self._recorded.get((step, digest, ordinal))
@@ -118,7 +120,7 @@ class ModelClient:
                                    tokens_used=self.tokens_used, token_budget=self.token_budget)
             raise BudgetExhausted(f"{self.tokens_used} of {self.token_budget} tokens used")
         started = time.monotonic()
-        reply, attempts = self._invoke_with_retries(messages, node, step)
+        reply, attempts = self._invoke_with_retries(messages, node, step, temperature)
         latency = time.monotonic() - started
         text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
         usage = reply.usage_metadata or {}
@@ -129,15 +131,17 @@ class ModelClient:
         self.transcript.append(
             EventType.MODEL_CALL, node=node, step=step, role=role, request_hash=digest,
             prompt=[{"type": m.type, "content": m.content} for m in messages], reply=text,
-            input_tokens=input_tokens, output_tokens=output_tokens,
+            input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature,
             tokens_counted="server" if usage else "approximate", latency_s=round(latency, 3), attempts=attempts,
         )
         return text
 
-    def _invoke_with_retries(self, messages: Sequence[BaseMessage], node: str, step: int) -> tuple[BaseMessage, int]:
+    def _invoke_with_retries(self, messages: Sequence[BaseMessage], node: str, step: int,
+                             temperature: float | None) -> tuple[BaseMessage, int]:
+        model = self.model if temperature is None else self.model.bind(temperature=temperature)
         for attempt in range(self.retry.attempts):
             try:
-                return self.model.invoke(list(messages)), attempt + 1
+                return model.invoke(list(messages)), attempt + 1
             except Exception as error:  # classified below; nothing is swallowed silently
                 if not is_infrastructure_fault(error):
                     raise ModelUnavailable(f"{type(error).__name__}: {error}") from error

@@ -13,7 +13,9 @@ from typing import Any
 
 from agents.model_client import ModelClient
 from agents.paper import read_paper_text
-from agents.prompts import author_messages, function_repair_messages, repair_messages, unit_glue_messages
+from agents.prompts import (
+    author_messages, function_repair_messages, repair_messages, rubric_judge_messages, unit_glue_messages,
+)
 from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -25,9 +27,11 @@ from verifiers.feedback import project
 from verifiers.final_judge import judge_run
 from verifiers.programming import GlueWriter, ProgrammingVerifier, programming_metrics
 from verifiers.programming.contract import ElementFunction
-from verifiers.programming.repair import apply_edits, repair_items
+from verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from verifiers.protocol import Subject, Verifier
+from physvec.taskfiles.rubric import RubricNode
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from verifiers.scientific.rubric import ProseJudge
 
 Update = dict[str, Any]
 STAGES = ("programming", "scientific", "convergence", "domain_checks")
@@ -125,8 +129,24 @@ def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Upda
     return {**update, "executed_dir": str(workdir)}
 
 
+def vote_temperatures(votes: int) -> tuple[float, ...]:
+    """Rising temperatures from 0 to 1 for ``votes`` prose-rubric votes."""
+    return tuple(round(i / (votes - 1), 2) for i in range(votes)) if votes > 1 else (0.0,) * votes
+
+
+def _prose_judge(ctx: RunContext, script: str, step: int) -> ProseJudge:
+    def judge(leaf: RubricNode, temperature: float) -> str | None:
+        return ctx.client.ask("rubric_judge", rubric_judge_messages(ctx.task.task, leaf, script),
+                              node="scientific_verify", step=step, temperature=temperature)
+
+    return judge
+
+
 def scientific_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    return _verify(ScientificVerifier(), state, ctx, step)
+    votes = ctx.task.task.limits.rubric_votes
+    script = ctx.run.script_path(state["script_version"]).read_text()
+    judge = _prose_judge(ctx, script, step) if votes else None
+    return _verify(ScientificVerifier(judge, vote_temperatures(votes)), state, ctx, step)
 
 
 def convergence(state: PipelineState, ctx: RunContext, step: int) -> Update:
@@ -137,6 +157,15 @@ def domain_checks(state: PipelineState, ctx: RunContext, step: int) -> Update:
     return _verify(DomainCheckVerifier(), state, ctx, step)
 
 
+
+
+def _record_edits(ctx: RunContext, node: str, step: int, version: int, script: str, edit: EditResult,
+                  requested: list[str]) -> None:
+    diff = "".join(difflib.unified_diff(script.splitlines(keepends=True), edit.source.splitlines(keepends=True),
+                                        f"v{version:02d}.py", f"v{version + 1:02d}.py"))
+    ctx.transcript.append(EventType.REPAIR_EDITS, node=node, step=step, version=version, requested=requested,
+                          applied=list(edit.applied), rejected=list(edit.rejected),
+                          added_imports=list(edit.added_imports), diff=diff)
 
 
 def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
@@ -151,26 +180,27 @@ def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Upda
     if reply is None:
         return update
     edit = apply_edits(script, reply, {item.function for item in items})
-    diff = "".join(difflib.unified_diff(script.splitlines(keepends=True), edit.source.splitlines(keepends=True),
-                                        f"v{version:02d}.py", f"v{version + 1:02d}.py"))
-    ctx.transcript.append(EventType.REPAIR_EDITS, node="programming_repair", step=step, version=version,
-                          requested=[item.function for item in items], applied=list(edit.applied),
-                          rejected=list(edit.rejected), added_imports=list(edit.added_imports), diff=diff)
+    _record_edits(ctx, "programming_repair", step, version, script, edit, [item.function for item in items])
     if edit.applied:
         update |= _save_script(ctx, "programming_repair", step, version + 1, edit.source)
     return update
 
 
 def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """Ask for a corrected script from the projected scientific certificate (expected values sealed)."""
+    """Ask for new definitions of functions or PARAMS from the projected scientific certificate
+    (expected values are sealed, so the model sees what was observed, never what was expected)."""
     version = state["script_version"]
     certificate = ctx.run.certificates()[state["certificates"]["scientific"]]
     script = ctx.run.script_path(version).read_text()
     messages = repair_messages(ctx.task.task, "scientific", version, script, project(certificate, ctx.feedback))
-    repaired = _ask_for_script(ctx.client, ctx, "scientific_repair", messages, step, 1)
+    reply = _ask_for_script(ctx.client, ctx, "scientific_repair", messages, step, 1)
     update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
-    if repaired is not None:
-        update |= _save_script(ctx, "scientific_repair", step, version + 1, repaired)
+    if reply is None:
+        return update
+    edit = apply_edits(script, reply, editable_names(script))
+    _record_edits(ctx, "scientific_repair", step, version, script, edit, sorted(editable_names(script)))
+    if edit.applied:
+        update |= _save_script(ctx, "scientific_repair", step, version + 1, edit.source)
     return update
 
 

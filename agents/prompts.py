@@ -49,6 +49,11 @@ def unit_glue_messages(task: Task, function: Any, unbound: list[str], namespace:
     ]
 
 
+def rubric_judge_messages(task: Task, leaf: Any, script: str) -> list[BaseMessage]:
+    """A rubric vote's request: one prose requirement and the script text (no expected values)."""
+    return [HumanMessage(render("rubric_judge.j2", request=task.request, leaf=leaf, script=script))]
+
+
 def repair_messages(task: Task, verifier: str, version: int, script: str, feedback: dict[str, Any]) -> list[BaseMessage]:
     """A repairer's request: the failed checks (as the feedback projection allows) and the script."""
     return [

@@ -73,6 +73,8 @@ class Certificate(BaseModel):
     subject_digest: str
     obligations: tuple[Obligation, ...]
     impossibility: dict[str, Any] | None = None
+    summary: dict[str, Any] = Field(default_factory=dict)
+    """Aggregate figures a reader wants at a glance (a rubric's weighted score); never a verdict."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

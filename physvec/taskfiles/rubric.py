@@ -18,7 +18,7 @@ RUBRIC_SECTIONS = ("reproduction objective", "physical system", "computational m
 _ALLOWED_CHECK_NODES = (
     ast.Expression, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Constant,
     ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
-    ast.Pow, ast.Mod, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Attribute,
+    ast.Pow, ast.Mod, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE,
 )
 
 
@@ -78,4 +78,8 @@ class Rubric(StrictModel):
         names = sorted(section.name.lower() for section in sections)
         if names != sorted(RUBRIC_SECTIONS):
             raise ValueError(f"top level must be exactly the sections {list(RUBRIC_SECTIONS)}, got {names}")
+        leaves = [leaf.name for section in sections for leaf in section.leaves()]
+        repeated = sorted({name for name in leaves if leaves.count(name) > 1})
+        if repeated:
+            raise ValueError(f"leaf names must be unique, repeated: {repeated}")
         return sections

@@ -41,6 +41,8 @@ class ConvergenceCase(StrictModel):
     """A ladder of one accuracy parameter; converged when the observable stops moving."""
 
     parameter: str = Field(min_length=1, description="a key of the script's PARAMS")
+    run: str | None = Field(None, pattern=r"^run_[A-Za-z0-9_]+$",
+                            description="the run_ function to call (default: the script's only one)")
     ladder: list[float] = Field(min_length=2, description="values to climb, from cheap to accurate")
     observable: str = Field(min_length=1, description="dotted key path into the run_ function's results")
     tolerance: PositiveFloat
@@ -75,6 +77,8 @@ class Limits(StrictModel):
     programming_iterations: NonNegativeInt = 8
     scientific_iterations: NonNegativeInt = 5
     author_attempts: PositiveInt = 3
+    rubric_votes: NonNegativeInt = Field(3, description="model votes per prose rubric leaf, at rising temperature "
+                                                       "(0: prose leaves stay unjudged)")
     unit_glue: bool = Field(True, description="ask the model for argument glue when no background function "
                                               "can make a unit test's inputs (one call per such function)")
     sandbox_wall_s: PositiveFloat = 600.0

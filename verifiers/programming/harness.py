@@ -355,3 +355,27 @@ def run_until_level(script: str, run: str, level: int) -> None:
         module.main()
     except _LevelReached:
         pass
+
+
+def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observable: str,
+                       report: str = "observed.json") -> None:
+    """Call the script's own, unmodified ``run`` with PARAMS updated by ``overrides`` and record the
+    observable at the key path (assertions and convergence ladders use this; nothing is compared here)."""
+    import numpy as np
+
+    from verifiers.keypaths import lookup
+
+    started = time.monotonic()
+    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[SCRIPT_MODULE] = module
+    try:
+        spec.loader.exec_module(module)
+        results = getattr(module, run)(**{**module.PARAMS, **overrides})
+        value = lookup(results, observable)
+        value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
+        outcome = {"ok": True, "value": value}
+    except Exception as error:
+        outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:]}
+    outcome["seconds"] = round(time.monotonic() - started, 3)
+    _write(report, outcome)

@@ -67,6 +67,11 @@ def repair_items(certificate: Certificate) -> list[RepairItem]:
     return list(items.values())
 
 
+def editable_names(source: str) -> set[str]:
+    """Every top-level definition of a script, and PARAMS: what a physics repair may replace."""
+    return {name for name, _, _ in _top_level_blocks(source)} | {PARAMS}
+
+
 @dataclass(frozen=True)
 class EditResult:
     """The script after the accepted edits, and what was accepted and rejected."""

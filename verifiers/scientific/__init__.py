@@ -1,72 +1,54 @@
 """The Scientific verifier: is the script the right physics?
 
-Built so far: comparison of the results with the task's reference data, by code, with the expected
-values sealed (never shown to a model).  Rubric leaves and physical assertions are obligations
-reported as not_implemented until their issue lands; they never certify.
+Rubric leaves (machine checks by code, prose by model votes), physical assertions run on the script's
+own functions, and the comparison with reference data form one certificate; convergence ladders form
+another.  Expected values are sealed: no projection of these certificates shows them to a model.
 """
 
 from __future__ import annotations
 
 import json
 
-import numpy as np
-
-from verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
+from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.execution import RESULTS_FILE
-from verifiers.keypaths import KeyPathError, lookup
+from verifiers.programming.contract import analyse_script
 from verifiers.protocol import Subject
+from verifiers.scientific.assertions import assertion_obligations
+from verifiers.scientific.convergence import convergence_obligations
+from verifiers.scientific.reference import reference_obligation
+from verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric
 
 
-def reference_obligation(subject: Subject) -> Obligation | None:
-    """Results agree with the task's reference data within its tolerances (None if it has none)."""
-    reference = subject.task.task.reference
-    if reference is None or subject.task.reference_path is None:
-        return None
-    name, category = f"reference:{reference.observable}", "reference"
+def _results(subject: Subject) -> dict:
+    path = subject.executed_dir / RESULTS_FILE if subject.executed_dir else None
     try:
-        observed = lookup(json.loads((subject.executed_dir / RESULTS_FILE).read_text()), reference.observable)
-        expected = lookup(json.loads(subject.task.reference_path.read_text()), reference.key or reference.observable)
-        observed_array = np.asarray(observed, dtype=float)
-        expected_array = np.asarray(expected, dtype=float)
-    except (KeyPathError, OSError, TypeError, ValueError, json.JSONDecodeError) as error:
-        return Obligation(name=name, category=category, outcome=Outcome.FAILED,
-                          message=f"could not read the observable: {error}")
-    tolerances = {"rtol": reference.rtol, "atol": reference.atol}
-    if observed_array.shape != expected_array.shape:
-        return Obligation(name=name, category=category, outcome=Outcome.FAILED,
-                          message=f"shape {observed_array.shape} differs from the reference's",
-                          evidence={"observed_shape": list(observed_array.shape)},
-                          sealed={"expected_shape": list(expected_array.shape)})
-    close = np.isclose(observed_array, expected_array, **tolerances)
-    deviation = float(np.max(np.abs(observed_array - expected_array))) if observed_array.size else 0.0
-    agrees = bool(np.all(close))
-    return Obligation(
-        name=name, category=category, outcome=Outcome.CERTIFIED if agrees else Outcome.FAILED,
-        message=("agrees with the reference" if agrees
-                 else f"{int(np.sum(~close))} of {close.size} values outside the tolerance"),
-        evidence={"observed": observed, **tolerances, "source": reference.source},
-        sealed={"expected": expected, "max_abs_deviation": deviation},
-    )
+        data = json.loads(path.read_text()) if path and path.is_file() else {}
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 class ScientificVerifier:
     name = "scientific"
 
+    def __init__(self, judge: ProseJudge | None = None, temperatures: tuple[float, ...] = VOTE_TEMPERATURES) -> None:
+        self.judge = judge
+        self.temperatures = temperatures
+
     def verify(self, subject: Subject) -> Certificate:
-        obligations = [
-            not_implemented(f"rubric:{leaf.name}", "rubric", "rubric grading is not built yet")
-            for section in subject.task.rubric.sections for leaf in section.leaves()
-        ]
+        source = subject.script.read_text()
+        contract = analyse_script(source)
+        rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, _results(subject), self.judge,
+                                     self.temperatures)
+        obligations = list(rubric)
         if subject.task.assertions is not None:
-            obligations += [
-                not_implemented(f"assertion:{assertion.name}", assertion.kind, "physical assertions are not built yet")
-                for assertion in subject.task.assertions.assertions
-            ]
+            obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
+                                                 subject.workdir, subject.pool, subject.limits)
         reference = reference_obligation(subject)
         if reference is not None:
             obligations.append(reference)
-        return Certificate(verifier=self.name, subject_digest=digest(subject.script.read_text()),
-                           obligations=tuple(obligations))
+        return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations),
+                           summary={"rubric_score": round(score, 4)})
 
 
 class ConvergenceVerifier:
@@ -75,14 +57,12 @@ class ConvergenceVerifier:
     name = "convergence"
 
     def verify(self, subject: Subject) -> Certificate:
+        source = subject.script.read_text()
         cases = subject.task.task.convergence.cases
         if cases:
-            obligations = [
-                not_implemented(f"convergence:{case.parameter}", "convergence", "convergence ladders are not built yet")
-                for case in cases
-            ]
+            obligations = convergence_obligations(subject.script, analyse_script(source), cases, subject.workdir,
+                                                  subject.pool, subject.limits)
         else:
             obligations = [Obligation(name="convergence", category="convergence", outcome=Outcome.NOT_APPLICABLE,
                                       message="the task names no convergence ladder")]
-        return Certificate(verifier=self.name, subject_digest=digest(subject.script.read_text()),
-                           obligations=tuple(obligations))
+        return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations))

@@ -1,0 +1,101 @@
+"""Physical assertions: limiting cases, symmetries and analytic regimes, judged by code.
+
+Each assertion calls the script's own run_ function with the assertion's overrides (see
+override_runs.py).  Expected values and their references stay in sealed evidence: no prompt sees
+them, and a failure message says what was observed and which kind of expectation failed, never the
+expected number.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from physvec.taskfiles.assertions import Assertion, AssertionFile, Symmetry
+from verifiers.certificate import Obligation, Outcome
+from verifiers.programming.contract import ScriptContract
+from verifiers.sandbox import SandboxLimits, SandboxPool
+from verifiers.scientific.override_runs import Observed, OverrideRun, observe
+
+
+def _runs(assertion: Assertion, index: int) -> list[OverrideRun]:
+    label = f"assertion-{index:02d}"
+    if isinstance(assertion, Symmetry):
+        return [OverrideRun(f"{label}-a", assertion.run, assertion.observable, assertion.overrides_a),
+                OverrideRun(f"{label}-b", assertion.run, assertion.observable, assertion.overrides_b)]
+    return [OverrideRun(label, assertion.run, assertion.observable, assertion.overrides)]
+
+
+def _precheck(assertion: Assertion, contract: ScriptContract) -> str | None:
+    """Why the assertion cannot be applied to this script, or None."""
+    if assertion.run not in contract.runs:
+        return f"the script has no {assertion.run} for this assertion to call"
+    overrides = {**assertion.overrides_a, **assertion.overrides_b} if isinstance(assertion, Symmetry) \
+        else assertion.overrides
+    unknown = sorted(set(overrides) - set(contract.params or {}))
+    if unknown:
+        return f"PARAMS has no parameter(s) {', '.join(unknown)} that this assertion sets"
+    return None
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return array
+
+
+def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
+    name, category = f"assertion:{assertion.name}", assertion.kind
+    evidence: dict[str, Any] = {"run": assertion.run, "observable": assertion.observable,
+                                "rtol": assertion.rtol, "atol": assertion.atol}
+    sealed: dict[str, Any] = {"reference": assertion.reference}
+    failures = [o for o in observed if not o.ok]
+    if failures:
+        return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
+                          message=f"the run with the assertion's parameters failed: {failures[0].error}")
+    values = [_as_array(o.value) for o in observed]
+    evidence["observed"] = [o.value for o in observed] if len(observed) > 1 else observed[0].value
+    evidence["overrides"] = [o.run.overrides for o in observed] if len(observed) > 1 else observed[0].run.overrides
+    if any(v is None for v in values):
+        return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
+                          message="the observable is not numeric")
+    if isinstance(assertion, Symmetry):
+        first, second = values
+        related = {"equal": second, "negated": -second, "reversed": second[::-1]}[assertion.relation]
+        target, description = related, f"the two runs are not {assertion.relation} as the symmetry requires"
+    else:
+        first, target = values[0], np.asarray(assertion.expected, dtype=float)
+        sealed["expected"] = assertion.expected
+        description = f"differs from the known {assertion.kind.replace('_', ' ')} value beyond the tolerance"
+    if first.shape != target.shape:
+        return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
+                          message=f"observable has shape {first.shape}, not the shape the assertion compares")
+    close = np.isclose(first, target, rtol=assertion.rtol, atol=assertion.atol)
+    sealed["max_abs_deviation"] = float(np.max(np.abs(first - target))) if first.size else 0.0
+    if bool(np.all(close)):
+        return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED, evidence=evidence, sealed=sealed,
+                          message="holds within the tolerance")
+    return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
+                      message=f"observed {evidence['observed']}: {description}")
+
+
+def assertion_obligations(script: Path, contract: ScriptContract, assertions: AssertionFile, workdir: Path,
+                          pool: SandboxPool, limits: SandboxLimits) -> list[Obligation]:
+    """One obligation per assertion; all runnable assertions execute in parallel."""
+    obligations: dict[int, Obligation] = {}
+    planned: list[tuple[int, Assertion, list[OverrideRun]]] = []
+    for index, assertion in enumerate(assertions.assertions):
+        problem = _precheck(assertion, contract)
+        if problem is not None:
+            obligations[index] = Obligation(name=f"assertion:{assertion.name}", category=assertion.kind,
+                                            outcome=Outcome.FAILED, message=problem)
+        else:
+            planned.append((index, assertion, _runs(assertion, index)))
+    observed = iter(observe(script, [run for *_, runs in planned for run in runs], workdir, pool, limits))
+    for index, assertion, runs in planned:
+        obligations[index] = _judge(assertion, [next(observed) for _ in runs])
+    return [obligations[index] for index in sorted(obligations)]

@@ -1,0 +1,68 @@
+"""Runs of a script's own run_ function with parameter overrides, in the sandbox.
+
+Physical assertions and convergence ladders both need "this run_ function, these PARAMS changes, that
+observable".  The script file is copied unmodified; the program only imports it and calls it, so the
+numbers come from the script's own element functions and the comparison happens out here, in code.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, SandboxResult
+
+REPORT_FILE = "observed.json"
+
+
+@dataclass(frozen=True)
+class OverrideRun:
+    """One call: ``run(**{**PARAMS, **overrides})`` and the observable at a key path of its result."""
+
+    label: str
+    run: str
+    observable: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What one override run produced (``value``) or why it produced nothing (``error``)."""
+
+    run: OverrideRun
+    ok: bool
+    value: Any = None
+    error: str = ""
+    seconds: float | None = None
+
+
+def _program(run: OverrideRun) -> str:
+    return ("from verifiers.programming.harness import run_with_overrides\n"
+            f"run_with_overrides('script.py', {run.run!r}, {run.overrides!r}, {run.observable!r}, {REPORT_FILE!r})\n")
+
+
+def _observed(run: OverrideRun, folder: Path, result: SandboxResult) -> Observed:
+    path = folder / REPORT_FILE
+    if not path.is_file():
+        return Observed(run, False, error=f"the run died: {result.summary()}; {result.stderr[-500:]}")
+    report = json.loads(path.read_text())
+    return Observed(run, report["ok"], report.get("value"), report.get("error", ""), report.get("seconds"))
+
+
+def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxPool,
+            limits: SandboxLimits) -> list[Observed]:
+    """Execute every override run in parallel; results come back in the order of ``runs``."""
+    jobs, folders = [], []
+    for run in runs:
+        folder = workdir / run.label
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        shutil.copyfile(script, folder / "script.py")
+        (folder / "observe.py").write_text(_program(run))
+        jobs.append(SandboxJob([sys.executable, "observe.py"], folder, limits))
+        folders.append(folder)
+    return [_observed(run, folder, result) for run, folder, result in zip(runs, folders, pool.run_all(jobs))]
