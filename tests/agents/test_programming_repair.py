@@ -31,7 +31,7 @@ def test_a_two_fault_script_is_fixed_in_one_iteration_and_an_unasked_edit_is_rej
     code = reproduce_main([str(task_dir / "task.json"), "--model", f"scripted:{replies}",
                            "--runs-dir", str(tmp_path / "runs")])
     (run,) = list_runs(tmp_path / "runs")
-    assert code == 1  # rubric and assertions are not built yet
+    assert code == 0
     verdicts = {name: c.verdict.value for name, c in run.certificates().items()}
     assert verdicts["programming-v01"] == "failed" and verdicts["programming-v02"] == "certified"
     assert verdicts["scientific-v02"] == "certified", "the DMRG energy matches exact diagonalisation"

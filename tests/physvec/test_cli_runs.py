@@ -17,7 +17,7 @@ def test_runs_list_and_show_summarise_a_run(tiny_task, runs_dir, tmp_path, capsy
     assert "tiny-heisenberg" in listing and "finished" in listing
     assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", run.run_id]) == 0
     shown = capsys.readouterr().out
-    for words in ("programming_verify", "script_executes", "reference:energy", "not_implemented", "report.html"):
+    for words in ("programming_verify", "script_executes", "reference:energy", "rubric:coupling", "report.html"):
         assert words in shown
 
 

@@ -65,7 +65,11 @@ def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
                           message="the observable is not numeric")
     if isinstance(assertion, Symmetry):
         first, second = values
-        related = {"equal": second, "negated": -second, "reversed": second[::-1]}[assertion.relation]
+        if assertion.relation == "reversed" and second.ndim == 0:
+            return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
+                              message="a reflection relation needs a list-valued observable")
+        related = second if assertion.relation == "equal" else -second if assertion.relation == "negated" \
+            else second[::-1]
         target, description = related, f"the two runs are not {assertion.relation} as the symmetry requires"
     else:
         first, target = values[0], np.asarray(assertion.expected, dtype=float)

@@ -1,0 +1,121 @@
+"""Physical assertions and convergence ladders run the script's own functions and judge by code.
+
+References: a tight-binding ring of L = 8 sites at half filling has E0 = -2 - 2 sqrt(2) (levels
+-2 cos(2 pi m / L)); its spectrum is symmetric, so E(N) = E(L - N) (particle-hole symmetry); two
+sites with open ends give E0 = -t.  A particle in a unit box has E1 = pi^2 / 2 (hbar = m = 1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from physvec.taskfiles.assertions import AssertionFile
+from physvec.taskfiles.task import ConvergenceCase
+from verifiers.certificate import Outcome
+from verifiers.programming.contract import analyse_script
+from verifiers.sandbox import SandboxLimits, SandboxPool
+from verifiers.scientific.assertions import assertion_obligations
+from verifiers.scientific.convergence import convergence_obligations
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "fixtures" / "scripts" / "scientific"
+RING = (SCRIPTS / "hopping_ring.py").read_text()
+BOX = (SCRIPTS / "particle_in_box.py").read_text()
+LIMITS = SandboxLimits(wall_s=60)
+
+RING_ASSERTIONS = AssertionFile.model_validate({"assertions": [
+    {"kind": "analytic_regime", "name": "half-filled ring", "run": "run_ring", "overrides": {"L": 8, "N": 4},
+     "observable": "energy", "expected": -2 - 2 * math.sqrt(2), "atol": 1e-10,
+     "reference": "plane waves: E0 = sum of the N lowest -2t cos(2 pi m / L)"},
+    {"kind": "limiting_case", "name": "open dimer", "run": "run_ring", "overrides": {"L": 2, "N": 1, "pbc": False},
+     "observable": "energy", "expected": -1.0, "atol": 1e-12, "reference": "bonding orbital of two sites: -t"},
+    {"kind": "symmetry", "name": "particle-hole", "run": "run_ring", "overrides_a": {"N": 2},
+     "overrides_b": {"N": 6}, "observable": "energy", "relation": "equal", "atol": 1e-10,
+     "reference": "bipartite lattice: symmetric spectrum"},
+]})
+
+
+def check_ring(tmp_path: Path, source: str, assertions: AssertionFile = RING_ASSERTIONS) -> dict:
+    script = tmp_path / "ring.py"
+    script.write_text(source)
+    obligations = assertion_obligations(script, analyse_script(source), assertions, tmp_path / "work",
+                                        SandboxPool(), LIMITS)
+    return {o.name.removeprefix("assertion:"): o for o in obligations}
+
+
+def test_the_correct_script_meets_every_assertion(tmp_path):
+    found = check_ring(tmp_path, RING)
+    assert {name: o.outcome for name, o in found.items()} == {
+        "half-filled ring": Outcome.CERTIFIED, "open dimer": Outcome.CERTIFIED, "particle-hole": Outcome.CERTIFIED}
+    assert found["open dimer"].evidence["observed"] == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize(("bug", "old", "new", "caught_by"), [
+    ("missing hermitian conjugate in hopping", "        H[j, i] = -t\n", "", "half-filled ring"),
+    ("open instead of periodic boundary", "range(L - 1 + int(pbc))", "range(L - 1)", "half-filled ring"),
+    ("hopping amplitude doubled", "H[i, j] = -t\n        H[j, i] = -t", "H[i, j] = -2 * t\n        H[j, i] = -2 * t",
+     "open dimer"),
+])
+def test_a_seeded_physics_bug_fails_a_named_assertion(tmp_path, bug, old, new, caught_by):
+    assert old in RING, bug
+    found = check_ring(tmp_path, RING.replace(old, new))
+    assert found[caught_by].outcome is Outcome.FAILED, bug
+
+
+def test_failure_messages_and_evidence_never_carry_the_expected_value(tmp_path):
+    found = check_ring(tmp_path, RING.replace("range(L - 1 + int(pbc))", "range(L - 1)"))
+    failed = found["half-filled ring"]
+    visible = json.dumps([failed.message, failed.evidence])
+    assert "4.828" not in visible and failed.sealed["expected"] == pytest.approx(-2 - 2 * math.sqrt(2))
+
+
+def test_assertions_on_parameters_or_functions_the_script_lacks_fail_clearly(tmp_path):
+    assertions = AssertionFile.model_validate({"assertions": [
+        {"kind": "limiting_case", "name": "no such run", "run": "run_chain", "observable": "energy",
+         "expected": 0.0, "atol": 1, "reference": "-"},
+        {"kind": "limiting_case", "name": "no such parameter", "run": "run_ring", "overrides": {"U": 4.0},
+         "observable": "energy", "expected": 0.0, "atol": 1, "reference": "-"},
+        {"kind": "limiting_case", "name": "no such observable", "run": "run_ring", "observable": "density",
+         "expected": 0.0, "atol": 1, "reference": "-"},
+    ]})
+    found = check_ring(tmp_path, RING, assertions)
+    assert "no run_chain" in found["no such run"].message
+    assert "no parameter(s) U" in found["no such parameter"].message
+    assert "density" in found["no such observable"].message
+    assert all(o.outcome is Outcome.FAILED for o in found.values())
+
+
+def converge(tmp_path: Path, source: str) -> object:
+    script = tmp_path / "box.py"
+    script.write_text(source)
+    case = ConvergenceCase(parameter="grid", ladder=[16, 32, 64, 128, 256], observable="energy", tolerance=1e-3)
+    (obligation,) = convergence_obligations(script, analyse_script(source), [case], tmp_path / "work",
+                                            SandboxPool(), LIMITS)
+    return obligation
+
+
+def test_a_converged_script_certifies_with_the_table_of_runs(tmp_path):
+    obligation = converge(tmp_path, BOX)
+    assert obligation.outcome is Outcome.CERTIFIED
+    assert obligation.evidence["converged_from"] == 64
+    table = obligation.evidence["table"]
+    assert [row["value"] for row in table] == [16, 32, 64, 128, 256]
+    assert table[-1]["observed"] == pytest.approx(math.pi**2 / 2, rel=1e-4)  # E1 = pi^2 / 2
+
+
+def test_a_script_below_the_converged_rung_is_not_converged(tmp_path):
+    obligation = converge(tmp_path, BOX.replace('PARAMS = {"grid": 128}', 'PARAMS = {"grid": 32}'))
+    assert obligation.outcome is Outcome.FAILED
+    assert "converged from grid = 64, but the script uses 32" in obligation.message
+
+
+def test_a_ladder_that_never_settles_fails(tmp_path):
+    script = tmp_path / "box.py"
+    script.write_text(BOX)
+    case = ConvergenceCase(parameter="grid", ladder=[4, 8], observable="energy", tolerance=1e-6)
+    (obligation,) = convergence_obligations(script, analyse_script(BOX), [case], tmp_path / "work",
+                                            SandboxPool(), LIMITS)
+    assert obligation.outcome is Outcome.FAILED and "still changes" in obligation.message
