@@ -120,7 +120,7 @@ def apply_edits(source: str, reply_code: str, allowed: set[str]) -> EditResult:
     reply_lines = reply_code.splitlines()
     for name, start, end in _top_level_blocks(reply_code):
         definition = "\n".join(reply_lines[start - 1:end])
-        if name not in allowed and _block_text(source, name) == definition:
+        if _block_text(source, name) == definition:
             continue
         updated = _replace_block(source, name, definition) if name in allowed else None
         if updated is None:
