@@ -202,6 +202,14 @@ def _mark_phase(phase: str) -> None:
     Path(PHASE_FILE).write_text(phase)
 
 
+def _jsonable(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.asarray(value).tolist()
+    return str(value)
+
+
 def _write(path: str, data: dict[str, Any]) -> None:
     Path(path).write_text(json.dumps(data, default=str))
 
@@ -360,7 +368,8 @@ def run_until_level(script: str, run: str, level: int) -> None:
 def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observable: str,
                        report: str = "observed.json") -> None:
     """Call the script's own, unmodified ``run`` with PARAMS updated by ``overrides`` and record the
-    observable at the key path (assertions and convergence ladders use this; nothing is compared here)."""
+    observable at the key path, or the whole result for an empty path (assertions, convergence ladders
+    and metamorphic checks use this; nothing is compared here)."""
     import numpy as np
 
     from verifiers.keypaths import lookup
@@ -372,9 +381,9 @@ def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observa
     try:
         spec.loader.exec_module(module)
         results = getattr(module, run)(**{**module.PARAMS, **overrides})
-        value = lookup(results, observable)
+        value = lookup(results, observable) if observable else results
         value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
-        outcome = {"ok": True, "value": value}
+        outcome = {"ok": True, "value": json.loads(json.dumps(value, default=_jsonable))}
     except Exception as error:
         outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:]}
     outcome["seconds"] = round(time.monotonic() - started, 3)

@@ -8,13 +8,15 @@ another.  Expected values are sealed: no projection of these certificates shows 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.execution import RESULTS_FILE
-from verifiers.programming.contract import analyse_script
+from verifiers.programming.contract import ScriptContract, analyse_script
 from verifiers.protocol import Subject
 from verifiers.scientific.assertions import assertion_obligations
 from verifiers.scientific.convergence import convergence_obligations
+from verifiers.scientific.metamorphic import metamorphic_obligations
 from verifiers.scientific.reference import reference_obligation
 from verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric
 
@@ -47,8 +49,28 @@ class ScientificVerifier:
         reference = reference_obligation(subject)
         if reference is not None:
             obligations.append(reference)
+        obligations += self._metamorphic(subject, contract)
         return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations),
                            summary={"rubric_score": round(score, 4)})
+
+
+    @staticmethod
+    def _metamorphic(subject: Subject, contract: ScriptContract) -> list[Obligation]:
+        """Consistency and dependence checks for every run_ function the task's observables come from."""
+        task = subject.task
+        default_run = next(iter(contract.runs)) if len(contract.runs) == 1 else None
+        relied: dict[str, list[str]] = defaultdict(list)
+        if default_run is not None:
+            relied[default_run] += [task.task.reference.observable] if task.task.reference else []
+        for assertion in task.assertions.assertions if task.assertions else []:
+            relied[assertion.run].append(assertion.observable)
+        for case in task.task.convergence.cases:
+            if case.run or default_run:
+                relied[case.run or default_run].append(case.observable)
+        main_results = _results(subject)
+        return [obligation for run, observables in relied.items() if run in contract.runs
+                for obligation in metamorphic_obligations(subject.script, contract, run, observables, main_results,
+                                                          subject.workdir, subject.pool, subject.limits)]
 
 
 class ConvergenceVerifier:

@@ -1,0 +1,107 @@
+"""Metamorphic and consistency checks: numbers must come from the computation.
+
+- An observable the task relies on (reference, assertion or convergence observable) must change
+  when the script's float parameters (couplings, fields) change; one that does not is a constant
+  dressed up as a computation.
+- results.json, written by main(), must hold what the run_ function returns for the same PARAMS:
+  numbers written into main() directly do not pass.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from verifiers.certificate import Obligation, Outcome
+from verifiers.programming.contract import ScriptContract
+from verifiers.sandbox import SandboxLimits, SandboxPool
+from verifiers.scientific.override_runs import OverrideRun, observe
+
+METAMORPHIC = "metamorphic"
+MAX_PERTURBED = 3
+_SCALE = 1.25
+
+
+def _float_params_read(contract: ScriptContract, run: str) -> list[str]:
+    """Float PARAMS keys that the run_ function reads, in first-read order."""
+    node = next(n for n in contract.tree.body if isinstance(n, ast.FunctionDef) and n.name == run)
+    read = [sub.slice.value for sub in ast.walk(node) if isinstance(sub, ast.Subscript)
+            and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, str)]
+    params = contract.params or {}
+    return [key for key in dict.fromkeys(read) if isinstance(params.get(key), float)][:MAX_PERTURBED]
+
+
+def _numbers(value: Any) -> np.ndarray | None:
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return array
+
+
+def _same(a: Any, b: Any, rtol: float = 1e-9) -> bool | None:
+    x, y = _numbers(a), _numbers(b)
+    if x is None or y is None or x.shape != y.shape:
+        return None
+    return bool(np.allclose(x, y, rtol=rtol, atol=1e-12))
+
+
+def _perturbed(value: float) -> float:
+    return value * _SCALE if value else 0.25
+
+
+def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, observables: list[str],
+                            main_results: dict[str, Any], workdir: Path, pool: SandboxPool,
+                            limits: SandboxLimits) -> list[Obligation]:
+    """Consistency of results.json with ``run``, and dependence of each relied-on observable on the
+    float parameters ``run`` reads (not_applicable when it reads none)."""
+    keys = _float_params_read(contract, run)
+    params = contract.params or {}
+    runs = [OverrideRun("metamorphic-base", run, "")]
+    runs += [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
+    base, *changed = observe(script, runs, workdir, pool, limits)
+    if not base.ok:
+        return [Obligation(name=f"consistency:{run}", category=METAMORPHIC, outcome=Outcome.FAILED,
+                           message=f"{run}(**PARAMS) failed: {base.error}")]
+    obligations = [_consistency(run, base.value, main_results)]
+    for observable in dict.fromkeys(observables):
+        top = observable.split(".")[0]
+        obligations.append(_dependence(observable, top, keys, base.value, changed))
+    return obligations
+
+
+def _consistency(run: str, returned: Any, main_results: dict[str, Any]) -> Obligation:
+    name = f"consistency:{run}"
+    shared = sorted(set(main_results) & set(returned)) if isinstance(returned, dict) else []
+    differing = [key for key in shared if _same(main_results[key], returned[key]) is False]
+    if differing:
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED,
+                          evidence={"keys": differing},
+                          message=f"results.json holds {', '.join(differing)} that {run}(**PARAMS) does not return")
+    if not shared:
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.UNKNOWN,
+                          message=f"results.json shares no key with what {run} returns")
+    return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence={"keys": shared},
+                      message=f"results.json agrees with {run}(**PARAMS) on {', '.join(shared)}")
+
+
+def _dependence(observable: str, top: str, keys: list[str], base: Any, changed: list[Any]) -> Obligation:
+    name = f"metamorphic:{observable}"
+    if not keys:
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.NOT_APPLICABLE,
+                          message="the run_ function reads no float parameter to vary")
+    if not isinstance(base, dict) or top not in base:
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED,
+                          message=f"the run_ function returns no {top!r}")
+    moved = {key: (_same(base[top], result.value.get(top)) is False)
+             for key, result in zip(keys, changed) if result.ok and isinstance(result.value, dict)}
+    evidence = {"varied": {key: f"x{_SCALE}" for key in keys}, "changed_with": [k for k, m in moved.items() if m]}
+    if any(moved.values()):
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
+                          message=f"{top} changes with {', '.join(evidence['changed_with'])}")
+    return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED, evidence=evidence,
+                      message=f"{top} stays the same when {', '.join(keys)} change: a constant, not a computation?")
+
