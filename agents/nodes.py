@@ -31,6 +31,7 @@ from verifiers.programming.repair import EditResult, apply_edits, editable_names
 from verifiers.protocol import Subject, Verifier
 from physvec.taskfiles.rubric import RubricNode
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from verifiers.scientific.reference import OVERLAY_FILE
 from verifiers.scientific.rubric import ProseJudge
 
 Update = dict[str, Any]
@@ -218,6 +219,9 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
             source = Path(state["executed_dir"]) / name
             if source.is_file():
                 shutil.copyfile(source, ctx.run.path / name)
+    overlay = ctx.run.path / "work" / f"v{state.get('script_version', 0):02d}-scientific" / OVERLAY_FILE
+    if overlay.is_file():
+        shutil.copyfile(overlay, ctx.run.path / OVERLAY_FILE)
     programming = stored.get(state.get("certificates", {}).get("programming", ""))
     metrics = {**(programming_metrics(programming) if programming else {}),
                "programming_iterations": state.get("programming_iteration", 0),

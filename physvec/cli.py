@@ -20,6 +20,7 @@ from agents.runner import RunInterrupted, RunOutcome, replay_run, resume_run, st
 from physvec.display import LiveDisplay
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
+from physvec.scaffold import scaffold_task
 from physvec.taskfiles.loading import InputFileError, load_task, validate_file
 from physvec.taskfiles.schemas import export_schemas
 from verifiers.certificate import Certificate, Verdict
@@ -113,6 +114,10 @@ def _physvec_parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true", help="print the certificate as JSON")
     verify.add_argument("--workdir", type=Path, help="where sandbox programs run (default: a new temporary folder)")
     verify.add_argument("--timeout", type=float, default=600.0, help="wall-clock limit per program, seconds")
+    new_task = commands.add_parser("new-task", help="scaffold task, rubric and assertion files to fill in")
+    new_task.add_argument("name")
+    new_task.add_argument("--dir", type=Path, default=Path("."), help="parent folder of the new task folder")
+    new_task.add_argument("--backend", default="tenpy", choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
     bench = commands.add_parser("bench", help="print performance figures")
     bench.add_argument("suite", choices=["programming"])
     bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
@@ -195,6 +200,15 @@ def physvec_main(argv: list[str] | None = None) -> int:
     arguments = _physvec_parser().parse_args(argv)
     if arguments.command == "validate":
         return _validate(arguments.files)
+    if arguments.command == "new-task":
+        try:
+            written = scaffold_task(arguments.dir / arguments.name, arguments.name, arguments.backend)
+        except FileExistsError as error:
+            _errors.print(f"physvec: {error}")
+            return EXIT_BAD_INPUT
+        for path in written:
+            print(path)
+        return 0
     if arguments.command == "verify-script":
         return _verify_script(arguments)
     if arguments.command == "bench":

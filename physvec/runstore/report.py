@@ -72,6 +72,7 @@ def render_report(run: RunDirectory) -> str:
         meta=run.metadata(), timeline=timeline, costs=cost_per_node(timeline), certificates=certificates_in_order(run, events),
         first_script=run.scripts()[0].read_text() if run.scripts() else None, diffs=script_diffs(run),
         counts=counts, has_figure=(run.path / "figure.png").is_file(),
+        has_overlay=(run.path / "reference_overlay.png").is_file(),
     )
 
 

@@ -23,5 +23,8 @@ def test_example_repairs_the_misspelled_call_and_is_certified(tmp_path):
     assert verdicts["scientific-v02"] == "certified", "DMRG energies agree with exact diagonalisation"
     assert verdicts["convergence-v02"] == "certified", "chi_max = 64 is past the converged rung"
     assert code == 0 and run.metadata()["verdict"] == "certified"
+    assert (run.path / "reference_overlay.png").is_file() and "reference_overlay.png" in run.report_file.read_text()
+    reference = {o.name: o for o in run.certificates()["scientific-v02"].obligations}["reference:energies"]
+    assert reference.sealed["curves"][0]["relative_l2"] < 1e-8
     energies = json.loads((run.path / "results.json").read_text())["energies"]
     assert energies[-1] == pytest.approx(-5.1420906328, abs=1e-8)  # ED value, ../shared/BACKENDS.md

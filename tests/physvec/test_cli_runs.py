@@ -50,3 +50,13 @@ def test_verify_script_prints_a_json_certificate(tmp_path, capsys):
 def test_verify_script_of_a_missing_file_exits_2(tmp_path, capsys):
     assert physvec_main(["verify-script", str(tmp_path / "absent.py"), "--backend", "tenpy"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_new_task_scaffolds_valid_files_that_say_what_to_fill_in(tmp_path, capsys):
+    assert physvec_main(["new-task", "my-figure", "--dir", str(tmp_path), "--backend", "qiskit"]) == 0
+    folder = tmp_path / "my-figure"
+    files = [folder / name for name in ("task.json", "rubric.json", "assertions.json")]
+    assert physvec_main(["validate", *map(str, files)]) == 0
+    assert all("TODO" in path.read_text() for path in files + [folder / "paper.md"])
+    assert physvec_main(["new-task", "my-figure", "--dir", str(tmp_path)]) == 2
+    assert "not empty" in capsys.readouterr().err

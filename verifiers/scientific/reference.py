@@ -1,8 +1,14 @@
-"""Comparison of the results with the task's reference data, expected values sealed."""
+"""Comparison of the results with the task's reference data, expected values sealed.
+
+Per curve (a row of a 2-D observable, or the whole 1-D observable) the relative L2 error and the
+maximum error are recorded for the reader, and a figure overlays reproduction and reference.  Both
+live in sealed evidence or a file: they reveal the reference, so no prompt sees them.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -10,6 +16,8 @@ from verifiers.certificate import Obligation, Outcome
 from verifiers.execution import RESULTS_FILE
 from verifiers.keypaths import KeyPathError, lookup
 from verifiers.protocol import Subject
+
+OVERLAY_FILE = "reference_overlay.png"
 
 
 def reference_obligation(subject: Subject) -> Obligation | None:
@@ -33,12 +41,50 @@ def reference_obligation(subject: Subject) -> Obligation | None:
                           evidence={"observed_shape": list(observed_array.shape)},
                           sealed={"expected_shape": list(expected_array.shape)})
     close = np.isclose(observed_array, expected_array, **tolerances)
-    deviation = float(np.max(np.abs(observed_array - expected_array))) if observed_array.size else 0.0
     agrees = bool(np.all(close))
+    overlay = _overlay(observed_array, expected_array, subject.workdir / OVERLAY_FILE, reference.observable)
     return Obligation(
         name=name, category=category, outcome=Outcome.CERTIFIED if agrees else Outcome.FAILED,
         message=("agrees with the reference" if agrees
                  else f"{int(np.sum(~close))} of {close.size} values outside the tolerance"),
         evidence={"observed": observed, **tolerances, "source": reference.source},
-        sealed={"expected": expected, "max_abs_deviation": deviation},
+        sealed={"expected": expected, "curves": curve_errors(observed_array, expected_array),
+                "overlay": str(overlay) if overlay else None},
     )
+
+
+def curve_errors(observed: np.ndarray, expected: np.ndarray) -> list[dict[str, float]]:
+    """Relative L2 and maximum absolute error of each curve (rows of a 2-D array, else the whole)."""
+    rows = list(zip(np.atleast_2d(observed), np.atleast_2d(expected))) if observed.ndim <= 2 else \
+        [(observed.ravel(), expected.ravel())]
+    errors = []
+    for got, want in rows:
+        norm = float(np.linalg.norm(want))
+        difference = float(np.linalg.norm(got - want))
+        errors.append({"relative_l2": difference / norm if norm else difference,
+                       "max_error": float(np.max(np.abs(got - want))) if got.size else 0.0})
+    return errors
+
+
+def _overlay(observed: np.ndarray, expected: np.ndarray, path: Path, label: str) -> Path | None:
+    """Reproduction (markers) over reference (lines), one colour per curve; None for scalars."""
+    if observed.ndim == 0 or observed.ndim > 2:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(5, 3.5))
+    for index, (got, want) in enumerate(zip(np.atleast_2d(observed), np.atleast_2d(expected))):
+        line, = axis.plot(want, "-", label=f"reference {index}" if observed.ndim == 2 else "reference")
+        axis.plot(got, "o", color=line.get_color(), label=f"reproduction {index}" if observed.ndim == 2 else
+                  "reproduction")
+    axis.set_xlabel("index")
+    axis.set_ylabel(label)
+    axis.legend(fontsize=7)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    plt.close(figure)
+    return path
