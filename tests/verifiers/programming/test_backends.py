@@ -38,8 +38,13 @@ def test_the_reference_script_passes_every_obligation(tmp_path, backend):
     assert metrics["unit_accuracy"] == 1.0 and metrics["integration_accuracy"] == 1.0 and metrics["executable"]
 
 
-@pytest.mark.parametrize(("backend", "fault"), [(b, f) for b in BACKENDS for f in FAULTS[b]],
-                         ids=[f"{b}-{f.kind}" for b in BACKENDS for f in FAULTS[b]])
+def _heavy(backend: str) -> list:
+    """NetKet's fault matrix takes minutes (a 5.5 s jax import per program); the benchmark runs it."""
+    return [pytest.mark.heavy] if backend == "netket" else []
+
+
+@pytest.mark.parametrize(("backend", "fault"), [pytest.param(b, f, marks=_heavy(b), id=f"{b}-{f.kind}")
+                                                for b in BACKENDS for f in FAULTS[b]])
 def test_a_fault_is_localised_to_its_function_in_one_round(tmp_path, backend, fault):
     certificate = verify(tmp_path, backend, fault.apply(reference(backend)))
     units = outcomes(certificate, "unit")
@@ -55,7 +60,7 @@ def test_a_fault_is_localised_to_its_function_in_one_round(tmp_path, backend, fa
         assert syntax.outcome is Outcome.FAILED and syntax.evidence["function"] == fault.function
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=_heavy(b)) for b in BACKENDS])
 def test_an_interface_mismatch_passes_unit_tests_and_fails_at_integration(tmp_path, backend):
     mismatch = MISMATCHES[backend]
     certificate = verify(tmp_path, backend, mismatch.apply(reference(backend)))
