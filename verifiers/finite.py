@@ -1,4 +1,4 @@
-"""Finding NaN and infinity in results: numbers, numpy arrays, lists, tuples and dicts."""
+"""Numbers in results: reading them as float arrays, and finding NaN and infinity among them."""
 
 from __future__ import annotations
 
@@ -18,3 +18,11 @@ def non_finite_paths(value: Any, path: str = "value") -> list[str]:
     if isinstance(value, dict):
         return [bad for key, item in value.items() for bad in non_finite_paths(item, f"{path}[{key!r}]")]
     return []
+
+
+def as_float_array(value: Any) -> np.ndarray | None:
+    """``value`` as a float array, or None when it is not numeric (strings, ragged lists, dicts)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None

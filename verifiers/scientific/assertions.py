@@ -15,6 +15,7 @@ import numpy as np
 
 from physvec.taskfiles.assertions import Assertion, AssertionFile, Symmetry
 from verifiers.certificate import Obligation, Outcome
+from verifiers.finite import as_float_array
 from verifiers.programming.contract import ScriptContract
 from verifiers.sandbox import SandboxLimits, SandboxPool
 from verifiers.scientific.override_runs import Observed, OverrideRun, observe
@@ -40,14 +41,6 @@ def _precheck(assertion: Assertion, contract: ScriptContract) -> str | None:
     return None
 
 
-def _as_array(value: Any) -> np.ndarray | None:
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return array
-
-
 def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
     name, category = f"assertion:{assertion.name}", assertion.kind
     evidence: dict[str, Any] = {"run": assertion.run, "observable": assertion.observable,
@@ -57,7 +50,7 @@ def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
     if failures:
         return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
                           message=f"the run with the assertion's parameters failed: {failures[0].error}")
-    values = [_as_array(o.value) for o in observed]
+    values = [as_float_array(o.value) for o in observed]
     evidence["observed"] = [o.value for o in observed] if len(observed) > 1 else observed[0].value
     evidence["overrides"] = [o.run.overrides for o in observed] if len(observed) > 1 else observed[0].run.overrides
     if any(v is None for v in values):

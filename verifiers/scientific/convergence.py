@@ -15,6 +15,7 @@ import numpy as np
 
 from physvec.taskfiles.task import ConvergenceCase
 from verifiers.certificate import Obligation, Outcome
+from verifiers.finite import as_float_array
 from verifiers.programming.contract import ScriptContract
 from verifiers.sandbox import SandboxLimits, SandboxPool
 from verifiers.scientific.override_runs import Observed, OverrideRun, observe
@@ -28,11 +29,10 @@ def _rung_value(value: float, current: Any) -> Any:
 
 
 def _change(previous: Any, current: Any) -> float | None:
-    try:
-        a, b = np.asarray(previous, dtype=float), np.asarray(current, dtype=float)
-    except (TypeError, ValueError):
+    a, b = as_float_array(previous), as_float_array(current)
+    if a is None or b is None or a.shape != b.shape or not a.size:
         return None
-    return float(np.max(np.abs(b - a))) if a.shape == b.shape and a.size else None
+    return float(np.max(np.abs(b - a)))
 
 
 def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed]) -> Obligation:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from verifiers.certificate import Obligation, Outcome
+from verifiers.finite import as_float_array
 from verifiers.programming.contract import ScriptContract
 from verifiers.sandbox import SandboxLimits, SandboxPool
 from verifiers.scientific.override_runs import OverrideRun, observe
@@ -34,16 +35,8 @@ def _float_params_read(contract: ScriptContract, run: str) -> list[str]:
     return [key for key in dict.fromkeys(read) if isinstance(params.get(key), float)][:MAX_PERTURBED]
 
 
-def _numbers(value: Any) -> np.ndarray | None:
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return array
-
-
 def _same(a: Any, b: Any, rtol: float = 1e-9) -> bool | None:
-    x, y = _numbers(a), _numbers(b)
+    x, y = as_float_array(a), as_float_array(b)
     if x is None or y is None or x.shape != y.shape:
         return None
     return bool(np.allclose(x, y, rtol=rtol, atol=1e-12))
