@@ -86,7 +86,6 @@ class ModelClient:
         self._recorded: dict[tuple[int | None, str, int], str] = {}
         self._asked: Counter[tuple[int | None, str]] = Counter()
         self.tokens_used = 0
-        self.live_calls = 0
         self._load_record()
 
     def _load_record(self) -> None:
@@ -97,7 +96,6 @@ class ModelClient:
                 self._recorded[(*key, seen[key])] = event.data["reply"]
                 seen[key] += 1
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
-                self.live_calls += 1
 
     def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
             temperature: float | None = None) -> str:
@@ -127,7 +125,6 @@ class ModelClient:
         input_tokens = usage.get("input_tokens") or count_tokens_approximately(list(messages))
         output_tokens = usage.get("output_tokens") or count_tokens_approximately([reply])
         self.tokens_used += input_tokens + output_tokens
-        self.live_calls += 1
         self.transcript.append(
             EventType.MODEL_CALL, node=node, step=step, role=role, request_hash=digest,
             prompt=[{"type": m.type, "content": m.content} for m in messages], reply=text,

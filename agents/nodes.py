@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agents.model_client import ModelClient
 from agents.paper import read_paper_text
 from agents.prompts import (
     author_messages, function_repair_messages, repair_messages, rubric_judge_messages, unit_glue_messages,
@@ -20,7 +19,6 @@ from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from physvec.runstore.transcript import EventType
-from verifiers.certificate import Certificate
 from verifiers.domain import DomainCheckVerifier
 from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
@@ -58,11 +56,10 @@ def retrieve(state: PipelineState, ctx: RunContext, step: int) -> Update:
     return {}
 
 
-def _ask_for_script(client: ModelClient, ctx: RunContext, role: str, messages: list[BaseMessage],
-                    step: int, attempts: int) -> str | None:
+def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int) -> str | None:
     """Ask until the reply holds a script; each unusable reply is recorded and answered once."""
     for attempt in range(attempts):
-        reply = client.ask(role, messages, node=role, step=step)
+        reply = ctx.client.ask(role, messages, node=role, step=step)
         try:
             return extract_script(reply)
         except InvalidModelReply as error:
@@ -82,18 +79,23 @@ def _save_script(ctx: RunContext, node: str, step: int, version: int, script: st
 def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """The Author writes the first script version."""
     paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
-    script = _ask_for_script(ctx.client, ctx, "author", author_messages(ctx.task.task, paper_text), step,
+    script = _ask_for_script(ctx, "author", author_messages(ctx.task.task, paper_text), step,
                              ctx.task.task.limits.author_attempts)
     if script is None:
         return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}
     return _save_script(ctx, "author", step, 1, script)
 
 
+def _stage_folder(version: int, stage: str) -> str:
+    """The sandbox folder (under work/) of one verifier stage of one script version."""
+    return f"v{version:02d}-{stage}"
+
+
 def _verify(verifier: Verifier, state: PipelineState, ctx: RunContext, step: int, workdir: Path | None = None) -> Update:
     version = state["script_version"]
     subject = Subject(
         script=ctx.run.script_path(version), task=ctx.task, pool=ctx.pool, limits=ctx.sandbox_limits,
-        workdir=workdir or ctx.run.path / "work" / f"v{version:02d}-{verifier.name}",
+        workdir=workdir or ctx.run.path / "work" / _stage_folder(version, verifier.name),
         executed_dir=Path(state["executed_dir"]) if state.get("executed_dir") else None,
     )
     certificate = verifier.verify(subject)
@@ -112,16 +114,16 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
 
     def write(function: ElementFunction, unbound: list[str], namespace: dict[str, str]) -> str | None:
         messages = unit_glue_messages(ctx.task.task, function, unbound, namespace)
-        return _ask_for_script(ctx.client, ctx, "unit_glue", messages, step, 1)
+        return _ask_for_script(ctx, "unit_glue", messages, step, 1)
 
     return write
 
 
 def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    workdir = ctx.run.work_dir(f"v{state['script_version']:02d}-programming")
+    workdir = ctx.run.work_dir(_stage_folder(state["script_version"], "programming"))
     glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue else None
     update = _verify(ProgrammingVerifier(glue), state, ctx, step, workdir)
-    certificate = ctx.run.certificates()[update["certificates"]["programming"]]
+    certificate = ctx.run.certificate(update["certificates"]["programming"])
     execution = {o.name: o for o in certificate.obligations}.get("script_executes")
     if execution is not None:
         ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step,
@@ -172,11 +174,11 @@ def _record_edits(ctx: RunContext, node: str, step: int, version: int, script: s
 def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Ask for new versions of the blamed functions only; apply them by replacement, reject the rest."""
     version = state["script_version"]
-    certificate = ctx.run.certificates()[state["certificates"]["programming"]]
+    certificate = ctx.run.certificate(state["certificates"]["programming"])
     items = repair_items(certificate)
     script = ctx.run.script_path(version).read_text()
     messages = function_repair_messages(ctx.task.task, version, script, items)
-    reply = _ask_for_script(ctx.client, ctx, "programming_repair", messages, step, 1)
+    reply = _ask_for_script(ctx, "programming_repair", messages, step, 1)
     update: Update = {"programming_iteration": state.get("programming_iteration", 0) + 1}
     if reply is None:
         return update
@@ -191,10 +193,10 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
     """Ask for new definitions of functions or PARAMS from the projected scientific certificate
     (expected values are sealed, so the model sees what was observed, never what was expected)."""
     version = state["script_version"]
-    certificate = ctx.run.certificates()[state["certificates"]["scientific"]]
+    certificate = ctx.run.certificate(state["certificates"]["scientific"])
     script = ctx.run.script_path(version).read_text()
     messages = repair_messages(ctx.task.task, "scientific", version, script, project(certificate, ctx.feedback))
-    reply = _ask_for_script(ctx.client, ctx, "scientific_repair", messages, step, 1)
+    reply = _ask_for_script(ctx, "scientific_repair", messages, step, 1)
     update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
     if reply is None:
         return update
@@ -207,10 +209,9 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
 
 def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Judge the run from each stage's latest certificate; publish its results and figure."""
-    stored = ctx.run.certificates()
-    latest: list[Certificate] = [stored[name] for stage, name in state.get("certificates", {}).items()
-                                 if stage in STAGES]
-    verdict = judge_run(latest)
+    latest = {stage: ctx.run.certificate(name) for stage, name in state.get("certificates", {}).items()
+              if stage in STAGES}
+    verdict = judge_run(latest.values())
     status = state.get("status", Status.RUNNING)
     if status == Status.RUNNING:
         status = Status.FINISHED
@@ -219,10 +220,10 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
             source = Path(state["executed_dir"]) / name
             if source.is_file():
                 shutil.copyfile(source, ctx.run.path / name)
-    overlay = ctx.run.path / "work" / f"v{state.get('script_version', 0):02d}-scientific" / OVERLAY_FILE
+    overlay = ctx.run.path / "work" / _stage_folder(state.get("script_version", 0), "scientific") / OVERLAY_FILE
     if overlay.is_file():
         shutil.copyfile(overlay, ctx.run.path / OVERLAY_FILE)
-    programming = stored.get(state.get("certificates", {}).get("programming", ""))
+    programming = latest.get("programming")
     metrics = {**(programming_metrics(programming) if programming else {}),
                "programming_iterations": state.get("programming_iteration", 0),
                "scientific_iterations": state.get("scientific_iteration", 0)}

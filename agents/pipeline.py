@@ -53,18 +53,15 @@ def _recorded(name: str, function: NodeFunction, ctx: RunContext) -> Callable[[P
 
 
 def _stage_failed(state: PipelineState, ctx: RunContext, stage: str) -> bool:
-    return ctx.run.certificates()[state["certificates"][stage]].verdict is Verdict.FAILED
+    return ctx.run.certificate(state["certificates"][stage]).verdict is Verdict.FAILED
 
 
 def _running(state: PipelineState) -> bool:
     return state.get("status") == Status.RUNNING
 
 
-def after_author(state: PipelineState) -> str:
-    return "programming_verify" if _running(state) else "finalize"
-
-
-def after_repair(state: PipelineState) -> str:
+def verify_unless_stopped(state: PipelineState) -> str:
+    """After a new script version (author or repair): verify it, unless budget or model gave out."""
     return "programming_verify" if _running(state) else "finalize"
 
 
@@ -89,13 +86,13 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "author")
-    graph.add_conditional_edges("author", after_author, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("author", verify_unless_stopped, ["programming_verify", "finalize"])
     graph.add_conditional_edges("programming_verify", after_programming,
                                 ["scientific_verify", "programming_repair", "finalize"])
-    graph.add_conditional_edges("programming_repair", after_repair, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("programming_repair", verify_unless_stopped, ["programming_verify", "finalize"])
     graph.add_conditional_edges("scientific_verify", after_scientific,
                                 ["convergence", "scientific_repair", "finalize"])
-    graph.add_conditional_edges("scientific_repair", after_repair, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("scientific_repair", verify_unless_stopped, ["programming_verify", "finalize"])
     graph.add_edge("convergence", "domain_checks")
     graph.add_edge("domain_checks", "finalize")
     graph.add_edge("finalize", END)

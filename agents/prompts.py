@@ -25,28 +25,24 @@ def render(template: str, **variables: Any) -> str:
     return _ENVIRONMENT.get_template(template).render(**variables)
 
 
+def _under_contract(task: Task, template: str, /, **variables: Any) -> list[BaseMessage]:
+    """The script contract for the task's backend as system message, then one rendered request."""
+    return [SystemMessage(render("system.j2", backend=task.backend)), HumanMessage(render(template, **variables))]
+
+
 def author_messages(task: Task, paper_text: str) -> list[BaseMessage]:
     """The Author's first request: the contract, the task and the paper excerpt."""
-    return [
-        SystemMessage(render("system.j2", backend=task.backend)),
-        HumanMessage(render("author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS])),
-    ]
+    return _under_contract(task, "author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS])
 
 
 def function_repair_messages(task: Task, version: int, script: str, items: list[Any]) -> list[BaseMessage]:
     """The programming repairer's request: the blamed functions with their evidence, and the script."""
-    return [
-        SystemMessage(render("system.j2", backend=task.backend)),
-        HumanMessage(render("repair_functions.j2", version=version, script=script, items=items)),
-    ]
+    return _under_contract(task, "repair_functions.j2", version=version, script=script, items=items)
 
 
 def unit_glue_messages(task: Task, function: Any, unbound: list[str], namespace: dict[str, str]) -> list[BaseMessage]:
     """The glue writer's request: make the inputs that no background function can make."""
-    return [
-        SystemMessage(render("system.j2", backend=task.backend)),
-        HumanMessage(render("unit_glue.j2", function=function, unbound=unbound, namespace=namespace)),
-    ]
+    return _under_contract(task, "unit_glue.j2", function=function, unbound=unbound, namespace=namespace)
 
 
 def rubric_judge_messages(task: Task, leaf: Any, script: str) -> list[BaseMessage]:
@@ -56,7 +52,4 @@ def rubric_judge_messages(task: Task, leaf: Any, script: str) -> list[BaseMessag
 
 def repair_messages(task: Task, verifier: str, version: int, script: str, feedback: dict[str, Any]) -> list[BaseMessage]:
     """A repairer's request: the failed checks (as the feedback projection allows) and the script."""
-    return [
-        SystemMessage(render("system.j2", backend=task.backend)),
-        HumanMessage(render("repair.j2", verifier=verifier, version=version, script=script, feedback=feedback)),
-    ]
+    return _under_contract(task, "repair.j2", verifier=verifier, version=version, script=script, feedback=feedback)

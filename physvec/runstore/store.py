@@ -103,6 +103,9 @@ class RunDirectory:
         _write_atomically(target, certificate.model_dump_json(indent=2))
         return target
 
+    def certificate(self, name: str) -> Certificate:
+        return Certificate.from_json((self.path / "certificates" / f"{name}.json").read_text())
+
     def certificates(self) -> dict[str, Certificate]:
         folder = self.path / "certificates"
         return {file.stem: Certificate.from_json(file.read_text()) for file in sorted(folder.glob("*.json"))}

@@ -83,7 +83,7 @@ def _segment(source: str, node: ast.AST) -> str:
     return "".join(lines[start - 1:node.end_lineno])
 
 
-def _top_level_blocks(source: str) -> list[tuple[str, int, int]]:
+def top_level_blocks(source: str) -> list[tuple[str, int, int]]:
     """(name, first line, last line) of each top-level def/class, found by text, for broken files."""
     lines = source.splitlines()
     starts = [(m.group(1) or m.group(2), source.count("\n", 0, m.start()) + 1) for m in _TOP_LEVEL_DEF.finditer(source)]
@@ -98,7 +98,7 @@ def _top_level_blocks(source: str) -> list[tuple[str, int, int]]:
 
 def _stub_broken_function(source: str, fault: SyntaxFault) -> str | None:
     """The source with the broken function's body replaced by a raise, so the rest stays analysable."""
-    block = next(((s, e) for name, s, e in _top_level_blocks(source) if name == fault.function), None)
+    block = next(((s, e) for name, s, e in top_level_blocks(source) if name == fault.function), None)
     if block is None:
         return None
     lines = source.splitlines(keepends=True)
@@ -110,7 +110,7 @@ def _stub_broken_function(source: str, fault: SyntaxFault) -> str | None:
 
 def _locate_syntax_error(source: str, error: SyntaxError) -> SyntaxFault:
     line = error.lineno or 0
-    function = next((name for name, start, end in _top_level_blocks(source) if start <= line <= end), None)
+    function = next((name for name, start, end in top_level_blocks(source) if start <= line <= end), None)
     return SyntaxFault(line=line, message=error.msg, function=function)
 
 

@@ -214,6 +214,15 @@ def _write(path: str, data: dict[str, Any]) -> None:
     Path(path).write_text(json.dumps(data, default=str))
 
 
+def _load_script(script: str) -> types.ModuleType:
+    """Import the script file, unmodified, as a module (its ``if __name__ == "__main__"`` stays idle)."""
+    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[SCRIPT_MODULE] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 class _Recorder:
     """Wraps a script's element and run_ functions to record every element call of every run_ call."""
 
@@ -276,13 +285,10 @@ def run_instrumented(script: str, report: str = "integration_report.json") -> No
     from verifiers.programming.contract import RUN_PREFIX, element_role
 
     started = time.monotonic()
-    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[SCRIPT_MODULE] = module
     recorder = _Recorder()
     result: dict[str, Any] = {"main": None, "extra_runs": {}}
     try:
-        spec.loader.exec_module(module)
+        module = _load_script(script)
     except BaseException as error:
         result["main"] = {"ok": False, "phase": "import", "error": f"{type(error).__name__}: {error}",
                           "traceback": traceback.format_exc()[-6000:]}
@@ -333,10 +339,7 @@ def run_until_level(script: str, run: str, level: int) -> None:
     one-execution-per-level integration strategy that the benchmark compares against)."""
     from verifiers.programming.contract import element_role
 
-    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[SCRIPT_MODULE] = module
-    spec.loader.exec_module(module)
+    module = _load_script(script)
     state = {"active": False, "calls": 0}
 
     def element(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -375,11 +378,8 @@ def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observa
     from verifiers.keypaths import lookup
 
     started = time.monotonic()
-    spec = importlib.util.spec_from_file_location(SCRIPT_MODULE, script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[SCRIPT_MODULE] = module
     try:
-        spec.loader.exec_module(module)
+        module = _load_script(script)
         results = getattr(module, run)(**{**module.PARAMS, **overrides})
         value = lookup(results, observable) if observable else results
         value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value

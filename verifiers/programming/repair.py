@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifiers.certificate import Certificate, Obligation, Outcome
-from verifiers.programming.contract import _top_level_blocks
+from verifiers.programming.contract import top_level_blocks
 
 PARAMS = "PARAMS"
 _IMPORT = re.compile(r"^(?:import|from)\s+\S.*$", re.MULTILINE)
@@ -69,7 +69,7 @@ def repair_items(certificate: Certificate) -> list[RepairItem]:
 
 def editable_names(source: str) -> set[str]:
     """Every top-level definition of a script, and PARAMS: what a physics repair may replace."""
-    return {name for name, _, _ in _top_level_blocks(source)} | {PARAMS}
+    return {name for name, _, _ in top_level_blocks(source)} | {PARAMS}
 
 
 @dataclass(frozen=True)
@@ -98,12 +98,12 @@ def _params_span(source: str) -> tuple[int, int] | None:
 
 def _block_text(source: str, name: str) -> str | None:
     lines = source.splitlines()
-    return next(("\n".join(lines[start - 1:end]) for block_name, start, end in _top_level_blocks(source)
+    return next(("\n".join(lines[start - 1:end]) for block_name, start, end in top_level_blocks(source)
                  if block_name == name), None)
 
 
 def _replace_block(source: str, name: str, replacement: str) -> str | None:
-    block = next(((start, end) for block_name, start, end in _top_level_blocks(source) if block_name == name), None)
+    block = next(((start, end) for block_name, start, end in top_level_blocks(source) if block_name == name), None)
     if block is None:
         return None
     lines = source.splitlines(keepends=True)
@@ -118,7 +118,7 @@ def apply_edits(source: str, reply_code: str, allowed: set[str]) -> EditResult:
     """
     applied, rejected = [], []
     reply_lines = reply_code.splitlines()
-    for name, start, end in _top_level_blocks(reply_code):
+    for name, start, end in top_level_blocks(reply_code):
         definition = "\n".join(reply_lines[start - 1:end])
         if _block_text(source, name) == definition:
             continue

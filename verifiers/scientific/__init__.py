@@ -40,22 +40,22 @@ class ScientificVerifier:
     def verify(self, subject: Subject) -> Certificate:
         source = subject.script.read_text()
         contract = analyse_script(source)
-        rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, _results(subject), self.judge,
+        results = _results(subject)
+        rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, results, self.judge,
                                      self.temperatures)
         obligations = list(rubric)
         if subject.task.assertions is not None:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
                                                  subject.workdir, subject.pool, subject.limits)
-        reference = reference_obligation(subject)
+        reference = reference_obligation(subject, results)
         if reference is not None:
             obligations.append(reference)
-        obligations += self._metamorphic(subject, contract)
+        obligations += self._metamorphic(subject, contract, results)
         return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations),
                            summary={"rubric_score": round(score, 4)})
 
-
     @staticmethod
-    def _metamorphic(subject: Subject, contract: ScriptContract) -> list[Obligation]:
+    def _metamorphic(subject: Subject, contract: ScriptContract, main_results: dict) -> list[Obligation]:
         """Consistency and dependence checks for every run_ function the task's observables come from."""
         task = subject.task
         default_run = next(iter(contract.runs)) if len(contract.runs) == 1 else None
@@ -67,7 +67,6 @@ class ScientificVerifier:
         for case in task.task.convergence.cases:
             if case.run or default_run:
                 relied[case.run or default_run].append(case.observable)
-        main_results = _results(subject)
         return [obligation for run, observables in relied.items() if run in contract.runs
                 for obligation in metamorphic_obligations(subject.script, contract, run, observables, main_results,
                                                           subject.workdir, subject.pool, subject.limits)]

@@ -18,7 +18,7 @@ from verifiers.certificate import Obligation, Outcome
 from verifiers.finite import as_float_array
 from verifiers.programming.contract import ScriptContract
 from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.override_runs import Observed, OverrideRun, observe
+from verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
 
 
 def _runs(assertion: Assertion, index: int) -> list[OverrideRun]:
@@ -92,7 +92,7 @@ def assertion_obligations(script: Path, contract: ScriptContract, assertions: As
                                             outcome=Outcome.FAILED, message=problem)
         else:
             planned.append((index, assertion, _runs(assertion, index)))
-    observed = iter(observe(script, [run for *_, runs in planned for run in runs], workdir, pool, limits))
-    for index, assertion, runs in planned:
-        obligations[index] = _judge(assertion, [next(observed) for _ in runs])
+    groups = observe_groups(script, [runs for *_, runs in planned], workdir, pool, limits)
+    for (index, assertion, _), observed in zip(planned, groups):
+        obligations[index] = _judge(assertion, observed)
     return [obligations[index] for index in sorted(obligations)]

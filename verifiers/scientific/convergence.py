@@ -18,7 +18,7 @@ from verifiers.certificate import Obligation, Outcome
 from verifiers.finite import as_float_array
 from verifiers.programming.contract import ScriptContract
 from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.override_runs import Observed, OverrideRun, observe
+from verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
 
 CONVERGENCE = "convergence"
 
@@ -88,7 +88,7 @@ def convergence_obligations(script: Path, contract: ScriptContract, cases: list[
                             {case.parameter: _rung_value(value, params[case.parameter])})
                 for rung, value in enumerate(case.ladder)]
         planned.append((index, case, runs))
-    observed = iter(observe(script, [run for *_, runs in planned for run in runs], workdir, pool, limits))
-    for index, case, runs in planned:
-        obligations[index] = _judge(case, params[case.parameter], [next(observed) for _ in runs])
+    groups = observe_groups(script, [runs for *_, runs in planned], workdir, pool, limits)
+    for (index, case, _), observed in zip(planned, groups):
+        obligations[index] = _judge(case, params[case.parameter], observed)
     return [obligations[index] for index in sorted(obligations)]

@@ -66,3 +66,10 @@ def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxP
         jobs.append(SandboxJob([sys.executable, "observe.py"], folder, limits))
         folders.append(folder)
     return [_observed(run, folder, result) for run, folder, result in zip(runs, folders, pool.run_all(jobs))]
+
+
+def observe_groups(script: Path, groups: list[list[OverrideRun]], workdir: Path, pool: SandboxPool,
+                   limits: SandboxLimits) -> list[list[Observed]]:
+    """Execute several groups of runs (one group per check) in one parallel batch, results grouped."""
+    observed = iter(observe(script, [run for group in groups for run in group], workdir, pool, limits))
+    return [[next(observed) for _ in group] for group in groups]

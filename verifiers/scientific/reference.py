@@ -9,25 +9,26 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from verifiers.certificate import Obligation, Outcome
-from verifiers.execution import RESULTS_FILE
 from verifiers.keypaths import KeyPathError, lookup
 from verifiers.protocol import Subject
 
 OVERLAY_FILE = "reference_overlay.png"
 
 
-def reference_obligation(subject: Subject) -> Obligation | None:
-    """Results agree with the task's reference data within its tolerances (None if it has none)."""
+def reference_obligation(subject: Subject, results: dict[str, Any]) -> Obligation | None:
+    """``results`` (main()'s results.json) agree with the task's reference data within its tolerances
+    (None if the task has none)."""
     reference = subject.task.task.reference
     if reference is None or subject.task.reference_path is None:
         return None
     name, category = f"reference:{reference.observable}", "reference"
     try:
-        observed = lookup(json.loads((subject.executed_dir / RESULTS_FILE).read_text()), reference.observable)
+        observed = lookup(results, reference.observable)
         expected = lookup(json.loads(subject.task.reference_path.read_text()), reference.key or reference.observable)
         observed_array = np.asarray(observed, dtype=float)
         expected_array = np.asarray(expected, dtype=float)
