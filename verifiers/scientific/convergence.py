@@ -1,9 +1,10 @@
 """Convergence ladders: re-run with a climbing accuracy parameter until the observable settles.
 
-All rungs run in parallel (a ladder has a handful of rungs and the cores are otherwise idle); the
-judgment then reads the table from the cheap end: converged at the first rung whose observable moved
-less than the tolerance from the previous one.  The script's own PARAMS value must be at least as
-accurate as that rung, or its results are not converged.
+Ladders are climbed from the cheap end, as many rungs per round as there are cores, and a ladder stops
+climbing once it has settled (the observable moved less than the tolerance from one rung to the next)
+or a rung failed: the expensive top of a ladder runs only when the cheaper rungs have not settled.
+The ladder's top is the budget.  The script's own PARAMS value must be at least as accurate as the
+rung the observable settled from, or its results are not converged.
 """
 
 from __future__ import annotations
@@ -35,20 +36,45 @@ def _change(previous: Any, current: Any) -> float | None:
     return float(np.max(np.abs(b - a)))
 
 
+def _settled_at(case: ConvergenceCase, observed: list[Observed]) -> int | None:
+    """The first rung whose observable moved less than the tolerance from the rung below, if any."""
+    for rung in range(1, len(observed)):
+        if observed[rung].ok and observed[rung - 1].ok:
+            change = _change(observed[rung - 1].value, observed[rung].value)
+            if change is not None and change < case.tolerance:
+                return rung
+    return None
+
+
+def _done(case: ConvergenceCase, observed: list[Observed]) -> bool:
+    return len(observed) == len(case.ladder) or any(not o.ok for o in observed) \
+        or _settled_at(case, observed) is not None
+
+
+def _climb(script: Path, planned: list[tuple[ConvergenceCase, list[OverrideRun]]], workdir: Path,
+           pool: SandboxPool, limits: SandboxLimits) -> list[list[Observed]]:
+    """Climb every ladder a round at a time; all ladders' rungs of one round run in one parallel batch."""
+    width = max(2, pool.cores)
+    observed: list[list[Observed]] = [[] for _ in planned]
+    while True:
+        rounds = [[] if _done(case, seen) else runs[len(seen):len(seen) + width]
+                  for (case, runs), seen in zip(planned, observed)]
+        if not any(rounds):
+            return observed
+        for seen, results in zip(observed, observe_groups(script, rounds, workdir, pool, limits)):
+            seen += results
+
+
 def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed]) -> Obligation:
     name = f"convergence:{case.parameter}"
-    table: list[dict[str, Any]] = []
-    converged_at = None
-    for rung, result in enumerate(observed):
-        row = {"value": result.run.overrides[case.parameter], "observed": result.value if result.ok else None,
-               "error": result.error or None, "change": None}
-        if rung and result.ok and observed[rung - 1].ok:
-            row["change"] = _change(observed[rung - 1].value, result.value)
-            if converged_at is None and row["change"] is not None and row["change"] < case.tolerance:
-                converged_at = rung
-        table.append(row)
+    converged_at = _settled_at(case, observed)
+    table = [{"value": result.run.overrides[case.parameter], "observed": result.value if result.ok else None,
+              "error": result.error or None,
+              "change": _change(observed[rung - 1].value, result.value)
+              if rung and result.ok and observed[rung - 1].ok else None}
+             for rung, result in enumerate(observed)]
     evidence = {"observable": case.observable, "tolerance": case.tolerance, "script_value": script_value,
-                "table": table}
+                "table": table, "rungs_not_run": [_rung_value(v, script_value) for v in case.ladder[len(observed):]]}
     failed_runs = [row for row in table if row["error"]]
     if failed_runs:
         return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
@@ -71,7 +97,7 @@ def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed]) -
 
 def convergence_obligations(script: Path, contract: ScriptContract, cases: list[ConvergenceCase], workdir: Path,
                             pool: SandboxPool, limits: SandboxLimits) -> list[Obligation]:
-    """One obligation per convergence case; every rung of every ladder runs in one parallel batch."""
+    """One obligation per convergence case, in the order of ``cases``."""
     params = contract.params or {}
     obligations: dict[int, Obligation] = {}
     planned: list[tuple[int, ConvergenceCase, list[OverrideRun]]] = []
@@ -88,7 +114,7 @@ def convergence_obligations(script: Path, contract: ScriptContract, cases: list[
                             {case.parameter: _rung_value(value, params[case.parameter])})
                 for rung, value in enumerate(case.ladder)]
         planned.append((index, case, runs))
-    groups = observe_groups(script, [runs for *_, runs in planned], workdir, pool, limits)
-    for (index, case, _), observed in zip(planned, groups):
+    climbed = _climb(script, [(case, runs) for _, case, runs in planned], workdir, pool, limits)
+    for (index, case, _), observed in zip(planned, climbed):
         obligations[index] = _judge(case, params[case.parameter], observed)
     return [obligations[index] for index in sorted(obligations)]

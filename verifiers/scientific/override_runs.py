@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +53,19 @@ def _observed(run: OverrideRun, folder: Path, result: SandboxResult) -> Observed
     return Observed(run, report["ok"], report.get("value"), report.get("error", ""), report.get("seconds"))
 
 
+def _call_key(run: OverrideRun) -> str:
+    """Runs with the same call and observable give the same value; they execute once."""
+    return json.dumps([run.run, run.overrides, run.observable], sort_keys=True, default=str)
+
+
 def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxPool,
             limits: SandboxLimits) -> list[Observed]:
-    """Execute every override run in parallel; results come back in the order of ``runs``."""
-    jobs, folders = [], []
+    """Execute every distinct override run in parallel; results come back in the order of ``runs``."""
+    distinct: dict[str, OverrideRun] = {}
     for run in runs:
+        distinct.setdefault(_call_key(run), run)
+    jobs, folders = [], []
+    for run in distinct.values():
         folder = workdir / run.label
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
@@ -65,7 +73,10 @@ def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxP
         (folder / "observe.py").write_text(_program(run))
         jobs.append(SandboxJob([sys.executable, "observe.py"], folder, limits))
         folders.append(folder)
-    return [_observed(run, folder, result) for run, folder, result in zip(runs, folders, pool.run_all(jobs))]
+    results = pool.run_all(jobs)
+    by_key = {key: _observed(run, folder, result)
+              for (key, run), folder, result in zip(distinct.items(), folders, results)}
+    return [replace(by_key[_call_key(run)], run=run) for run in runs]
 
 
 def observe_groups(script: Path, groups: list[list[OverrideRun]], workdir: Path, pool: SandboxPool,
