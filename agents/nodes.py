@@ -19,6 +19,7 @@ from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from physvec.runstore.transcript import EventType
+from verifiers.certificate import Certificate, Verdict
 from verifiers.domain import DomainCheckVerifier
 from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
@@ -189,13 +190,21 @@ def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Upda
     return update
 
 
+def _current_certificates(state: PipelineState, ctx: RunContext, stages: tuple[str, ...]) -> dict[str, Certificate]:
+    """The certificates of ``stages`` that judged the current script version (older ones are history)."""
+    suffix = f"-v{state.get('script_version', 0):02d}"
+    return {stage: ctx.run.certificate(name) for stage, name in state.get("certificates", {}).items()
+            if stage in stages and name.endswith(suffix)}
+
+
 def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """Ask for new definitions of functions or PARAMS from the projected scientific certificate
-    (expected values are sealed, so the model sees what was observed, never what was expected)."""
+    """Ask for new definitions of functions or PARAMS from the projected scientific and convergence
+    certificates (expected values are sealed: the model sees what was observed, never what was expected)."""
     version = state["script_version"]
-    certificate = ctx.run.certificate(state["certificates"]["scientific"])
+    failed = [certificate for certificate in _current_certificates(state, ctx, ("scientific", "convergence")).values()
+              if certificate.verdict is Verdict.FAILED]
     script = ctx.run.script_path(version).read_text()
-    messages = repair_messages(ctx.task.task, "scientific", version, script, project(certificate, ctx.feedback))
+    messages = repair_messages(ctx.task.task, version, script, [project(c, ctx.feedback) for c in failed])
     reply = _ask_for_script(ctx, "scientific_repair", messages, step, 1)
     update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
     if reply is None:
@@ -209,8 +218,7 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
 
 def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Judge the run from each stage's latest certificate; publish its results and figure."""
-    latest = {stage: ctx.run.certificate(name) for stage, name in state.get("certificates", {}).items()
-              if stage in STAGES}
+    latest = _current_certificates(state, ctx, STAGES)
     verdict = judge_run(latest.values())
     status = state.get("status", Status.RUNNING)
     if status == Status.RUNNING:

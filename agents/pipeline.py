@@ -2,7 +2,8 @@
 
     plan -> retrieve -> author -> programming_verify <-> programming_repair
          -> scientific_verify <-> scientific_repair (a repaired script is executed again)
-         -> convergence -> domain_checks -> finalize
+         -> convergence (-> scientific_repair while unconverged and budget is left)
+         -> domain_checks -> finalize
 
 Routes depend on certificate verdicts and iteration budgets; a run whose budget or model gave out
 goes straight to finalize.  Every node is wrapped to record node_started/node_finished events.
@@ -74,10 +75,19 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
             return "scientific_verify"
         return "programming_repair" if state["programming_iteration"] < limits.programming_iterations else "finalize"
 
+    def scientific_budget_left(state: PipelineState) -> bool:
+        return state["scientific_iteration"] < limits.scientific_iterations
+
     def after_scientific(state: PipelineState) -> str:
         if not _stage_failed(state, ctx, "scientific"):
             return "convergence"
-        return "scientific_repair" if state["scientific_iteration"] < limits.scientific_iterations else "finalize"
+        return "scientific_repair" if scientific_budget_left(state) else "finalize"
+
+    def after_convergence(state: PipelineState) -> str:
+        """An unconverged script is repaired like wrong physics, from the same budget."""
+        if _stage_failed(state, ctx, "convergence") and scientific_budget_left(state):
+            return "scientific_repair"
+        return "domain_checks"
 
     graph = StateGraph(PipelineState)
     for name in ("plan", "retrieve", "author", "programming_verify", "programming_repair", "scientific_verify",
@@ -93,7 +103,7 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     graph.add_conditional_edges("scientific_verify", after_scientific,
                                 ["convergence", "scientific_repair", "finalize"])
     graph.add_conditional_edges("scientific_repair", verify_unless_stopped, ["programming_verify", "finalize"])
-    graph.add_edge("convergence", "domain_checks")
+    graph.add_conditional_edges("convergence", after_convergence, ["scientific_repair", "domain_checks"])
     graph.add_edge("domain_checks", "finalize")
     graph.add_edge("finalize", END)
     return graph.compile(checkpointer=checkpointer)

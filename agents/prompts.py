@@ -50,6 +50,7 @@ def rubric_judge_messages(task: Task, leaf: Any, script: str) -> list[BaseMessag
     return [HumanMessage(render("rubric_judge.j2", request=task.request, leaf=leaf, script=script))]
 
 
-def repair_messages(task: Task, verifier: str, version: int, script: str, feedback: dict[str, Any]) -> list[BaseMessage]:
-    """A repairer's request: the failed checks (as the feedback projection allows) and the script."""
-    return _under_contract(task, "repair.j2", verifier=verifier, version=version, script=script, feedback=feedback)
+def repair_messages(task: Task, version: int, script: str, feedbacks: list[dict[str, Any]]) -> list[BaseMessage]:
+    """A repairer's request: the failed checks of each verifier (as the feedback projection allows)
+    and the script."""
+    return _under_contract(task, "repair.j2", version=version, script=script, feedbacks=feedbacks)

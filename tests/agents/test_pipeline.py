@@ -20,7 +20,7 @@ from physvec.cli import reproduce_main
 from physvec.runstore.store import RunDirectory, list_runs
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.chat_completions_server import ChatCompletionsServer
-from tests.support.scripted import GOOD_SCRIPT, MISSPELLED, SLOW_AND_BROKEN, WRONG_SIGN, fenced, write_replies
+from tests.support.scripted import FIXTURES, GOOD_SCRIPT, MISSPELLED, SLOW_AND_BROKEN, WRONG_SIGN, fenced, write_replies
 
 EXPECTED_ENERGY_TEXT = "1.6160254"  # the reference value; it must never reach a prompt
 
@@ -84,6 +84,20 @@ def test_a_scientific_fault_is_repaired_without_showing_the_expected_value(tiny_
     assert all(EXPECTED_ENERGY_TEXT not in prompt for prompt in prompts(run))
     sealed = {o.name: o for o in run.certificates()["scientific-v01"].obligations}["reference:energy"].sealed
     assert sealed["expected"] == pytest.approx(-1.6160254037844386), "the reader still sees it in the certificate"
+
+
+def test_an_unconverged_script_is_repaired_by_raising_its_accuracy_parameter(runs_dir, tmp_path):
+    """E_1 = pi^2 / 2 within 0.05 already at 16 grid points, so only the grid ladder objects."""
+    box = FIXTURES / "box_task"
+    coarse = (box / "script.py").read_text().replace('"grid": 128', '"grid": 16')
+    raise_grid = 'Raise the grid.\n\n```python\nPARAMS = {"grid": 128}\n```\n'
+    code, run = reproduce(box / "task.json", write_replies(tmp_path / "r.json", coarse, raise_grid), runs_dir)
+    assert code == 0
+    assert node_sequence(run)[5:8] == ["convergence", "scientific_repair", "programming_verify"]
+    verdicts = {name: c.verdict.value for name, c in run.certificates().items()}
+    assert verdicts["scientific-v01"] == "certified" and verdicts["convergence-v01"] == "failed"
+    assert verdicts["convergence-v02"] == "certified"
+    assert "converged from grid = 64, but the script uses 16" in prompts(run)[-1]
 
 
 def test_an_unrepaired_fault_fails_after_the_iteration_budget(tiny_task, runs_dir, tmp_path):
