@@ -1,0 +1,56 @@
+"""Seeded physics bugs in the TeNPy trapped-Hubbard fixture: is each caught by its named check?
+
+Runs the correct script through the Scientific and Convergence verifiers, then every seed of
+tests/verifiers/scientific/seeded_tenpy.py through the verifier that must catch it, and prints one row
+each with wall times.  These are the heavy tests of test_seeded_bugs_tenpy.py; the Qiskit and numpy
+seeds run in the default test suite.  Exit status 1 if the correct script is not certified or a
+seed escapes.
+
+    python benchmarks/seeded_physics_bugs.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.verifiers.scientific.seeded_tenpy import SCRIPT, SEEDS, seeded, verify  # noqa: E402
+from verifiers.scientific import ConvergenceVerifier, ScientificVerifier  # noqa: E402
+
+
+def _timed(source: str, verifiers: tuple) -> tuple[dict[str, str], float]:
+    with tempfile.TemporaryDirectory(prefix="physvec-seeds-") as folder:
+        started = time.monotonic()
+        outcomes = verify(Path(folder), source, verifiers)
+        return outcomes, time.monotonic() - started
+
+
+def main() -> int:
+    table = Table(title="TeNPy trapped attractive Hubbard, L = 8: seeded physics bugs")
+    for column in ("script", "named check", "outcome", "as required", "seconds"):
+        table.add_column(column)
+    outcomes, seconds = _timed(SCRIPT, (ScientificVerifier(), ConvergenceVerifier()))
+    failed = sorted(name for name, outcome in outcomes.items() if outcome == "failed")
+    correct_ok = not failed
+    table.add_row("correct script", "every check", "failed: " + ", ".join(failed) if failed else "none failed",
+                  "yes" if correct_ok else "NO", f"{seconds:.1f}")
+    caught = 0
+    for seed, (_, verifier, check) in SEEDS.items():
+        outcomes, seconds = _timed(seeded(seed), (verifier(),))
+        outcome = outcomes.get(check, "missing")
+        caught += outcome == "failed"
+        table.add_row(seed, check, outcome, "yes" if outcome == "failed" else "NO", f"{seconds:.1f}")
+    Console().print(table)
+    print(f"correct script passes: {correct_ok}; seeds caught by their named check: {caught}/{len(SEEDS)}")
+    return 0 if correct_ok and caught == len(SEEDS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
