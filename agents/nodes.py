@@ -11,14 +11,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
 from agents.paper import read_paper_text
 from agents.prompts import (
-    author_messages, function_repair_messages, repair_messages, rubric_judge_messages, unit_glue_messages,
+    adapter_messages, author_messages, function_repair_messages, repair_messages, rubric_judge_messages,
+    unit_glue_messages,
 )
 from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from physvec.runstore.transcript import EventType
+from physvec.taskfiles.assertions import Assertion
+from physvec.taskfiles.rubric import RubricNode
 from verifiers.certificate import Certificate, Verdict
 from verifiers.domain import DomainCheckVerifier
 from verifiers.execution import FIGURE_FILE, RESULTS_FILE
@@ -28,8 +32,8 @@ from verifiers.programming import GlueWriter, ProgrammingVerifier, programming_m
 from verifiers.programming.contract import ElementFunction
 from verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from verifiers.protocol import Subject, Verifier
-from physvec.taskfiles.rubric import RubricNode
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from verifiers.scientific.adapters import AdapterWriter
 from verifiers.scientific.reference import OVERLAY_FILE
 from verifiers.scientific.rubric import ProseJudge
 
@@ -146,11 +150,23 @@ def _prose_judge(ctx: RunContext, script: str, step: int) -> ProseJudge:
     return judge
 
 
+def _adapter_writer(ctx: RunContext, step: int) -> AdapterWriter:
+    """The model writes an assertion's adapter entry point; it is appended to the script unchanged, so the
+    identity check sees any function the reply redefines."""
+
+    def write(assertion: Assertion, script: str) -> str | None:
+        entry = _ask_for_script(ctx, "assertion_adapter", adapter_messages(ctx.task.task, assertion, script), step, 1)
+        return None if entry is None else f"{script.rstrip()}\n\n\n{entry}"
+
+    return write
+
+
 def scientific_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
     votes = ctx.task.task.limits.rubric_votes
     script = ctx.run.script_path(state["script_version"]).read_text()
     judge = _prose_judge(ctx, script, step) if votes else None
-    return _verify(ScientificVerifier(judge, vote_temperatures(votes)), state, ctx, step)
+    verifier = ScientificVerifier(judge, vote_temperatures(votes), _adapter_writer(ctx, step))
+    return _verify(verifier, state, ctx, step)
 
 
 def convergence(state: PipelineState, ctx: RunContext, step: int) -> Update:

@@ -45,6 +45,12 @@ def unit_glue_messages(task: Task, function: Any, unbound: list[str], namespace:
     return _under_contract(task, "unit_glue.j2", function=function, unbound=unbound, namespace=namespace)
 
 
+def adapter_messages(task: Task, assertion: Any, script: str) -> list[BaseMessage]:
+    """The adapter writer's request: what the assertion needs in words, its call and key path, and the
+    script; never the expected value or its reference."""
+    return _under_contract(task, "assertion_adapter.j2", assertion=assertion, script=script)
+
+
 def rubric_judge_messages(task: Task, leaf: Any, script: str) -> list[BaseMessage]:
     """A rubric vote's request: one prose requirement and the script text (no expected values)."""
     return [HumanMessage(render("rubric_judge.j2", request=task.request, leaf=leaf, script=script))]

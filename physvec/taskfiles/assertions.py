@@ -1,8 +1,10 @@
 """Assertion files: physical expectations a script's own functions must meet.
 
 Each assertion names a run_ function, parameter overrides and an observable; the harness runs the
-script's unmodified functions with those overrides and compares by code.  Expected values stay in
-these files: they are never rendered into a prompt.
+script's unmodified functions with those overrides and compares by code.  An assertion that needs
+more than overrides says in words (``adapter``) what a model-written entry point must compute from
+the script's own functions (verifiers/scientific/adapters.py).  Expected values stay in these files:
+they are never rendered into a prompt.
 """
 
 from __future__ import annotations
@@ -16,15 +18,27 @@ from physvec.taskfiles.base import StrictModel, Tolerances
 RUN_FUNCTION = r"^run_[A-Za-z0-9_]+$"
 
 
-class _ExpectedValue(Tolerances):
-    """An observable of one run whose value is known."""
+class _Assertion(Tolerances):
+    """What every assertion names: the run_ function, the observable and the source of the expectation."""
 
     name: str = Field(min_length=1)
-    run: str = Field(pattern=RUN_FUNCTION)
+    run: str = Field(pattern=RUN_FUNCTION, description="the script's run_ function the assertion calls")
+    observable: str = Field(min_length=1, description="key path into the returned dict, e.g. energy or bands.0")
+    reference: str = Field(min_length=1, description="where the expectation comes from (never shown to a model)")
+    adapter: str | None = Field(
+        None, min_length=1,
+        description="only when overrides are not enough: in words, what an entry point adapter(**params) must "
+                    "compute from the script's unmodified functions and return under the observable's key, "
+                    "e.g. 'the difference of the two lowest single-particle levels under the key gap'. "
+                    "A model writes it; the expected value is never shown, and the obligation errors unless "
+                    "every function of the script is in the adapted program unchanged.")
+
+
+class _ExpectedValue(_Assertion):
+    """An observable of one run whose value is known."""
+
     overrides: dict[str, Any] = Field(default_factory=dict)
-    observable: str = Field(min_length=1)
     expected: float | list[float]
-    reference: str = Field(min_length=1, description="where the expected value comes from")
 
 
 class LimitingCase(_ExpectedValue):
@@ -39,17 +53,13 @@ class AnalyticRegime(_ExpectedValue):
     kind: Literal["analytic_regime"]
 
 
-class Symmetry(Tolerances):
+class Symmetry(_Assertion):
     """Two runs whose observables must agree, or be related by negation or reversal."""
 
     kind: Literal["symmetry"]
-    name: str = Field(min_length=1)
-    run: str = Field(pattern=RUN_FUNCTION)
     overrides_a: dict[str, Any] = Field(default_factory=dict)
     overrides_b: dict[str, Any] = Field(default_factory=dict)
-    observable: str = Field(min_length=1)
     relation: Literal["equal", "negated", "reversed"]
-    reference: str = Field(min_length=1)
 
 
 Assertion = Annotated[LimitingCase | AnalyticRegime | Symmetry, Field(discriminator="kind")]

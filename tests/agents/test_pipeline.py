@@ -100,6 +100,24 @@ def test_an_unconverged_script_is_repaired_by_raising_its_accuracy_parameter(run
     assert "converged from grid = 64, but the script uses 16" in prompts(run)[-1]
 
 
+def test_an_assertion_beyond_overrides_runs_the_models_adapter_entry_point(tiny_task, runs_dir, tmp_path):
+    """Every S_i . S_j is traceless, so the levels of the Heisenberg Hamiltonian sum to zero."""
+    (tiny_task.parent / "assertions.json").write_text(json.dumps({"assertions": [
+        {"kind": "analytic_regime", "name": "traceless Hamiltonian", "run": "run_ground_state",
+         "observable": "trace", "expected": 0.0, "atol": 1e-9, "reference": "Tr(S_i . S_j) = 0 for i != j",
+         "adapter": "the sum of all levels of the Hamiltonian, under the key trace"}]}))
+    task = json.loads(tiny_task.read_text())
+    tiny_task.write_text(json.dumps({**task, "assertions": "assertions.json"}))
+    entry = ("def adapter(**params):\n    levels = observable_spectrum(hamiltonian_heisenberg(params['L'], params['J']))\n"
+             "    return {'trace': float(sum(levels))}\n")
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT, fenced(entry)), runs_dir)
+    assert code == 0
+    trace = {o.name: o for o in run.certificates()["scientific-v01"].obligations}["assertion:traceless Hamiltonian"]
+    assert trace.outcome.value == "certified" and abs(trace.evidence["observed"]) < 1e-9
+    adapter_prompt = next(p for p in prompts(run) if "adapter(**params)" in p)
+    assert "sum of all levels" in adapter_prompt and "Tr(S_i" not in adapter_prompt
+
+
 def test_an_unrepaired_fault_fails_after_the_iteration_budget(tiny_task, runs_dir, tmp_path):
     set_limits(tiny_task, programming_iterations=1)
     code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, MISSPELLED), runs_dir)

@@ -14,6 +14,7 @@ from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.execution import RESULTS_FILE
 from verifiers.programming.contract import ScriptContract, analyse_script
 from verifiers.protocol import Subject
+from verifiers.scientific.adapters import AdapterWriter
 from verifiers.scientific.assertions import assertion_obligations
 from verifiers.scientific.convergence import convergence_obligations
 from verifiers.scientific.metamorphic import metamorphic_obligations
@@ -33,9 +34,11 @@ def _results(subject: Subject) -> dict:
 class ScientificVerifier:
     name = "scientific"
 
-    def __init__(self, judge: ProseJudge | None = None, temperatures: tuple[float, ...] = VOTE_TEMPERATURES) -> None:
+    def __init__(self, judge: ProseJudge | None = None, temperatures: tuple[float, ...] = VOTE_TEMPERATURES,
+                 adapter_writer: AdapterWriter | None = None) -> None:
         self.judge = judge
         self.temperatures = temperatures
+        self.adapter_writer = adapter_writer
 
     def verify(self, subject: Subject) -> Certificate:
         source = subject.script.read_text()
@@ -46,7 +49,7 @@ class ScientificVerifier:
         obligations = list(rubric)
         if subject.task.assertions is not None:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
-                                                 subject.workdir, subject.pool, subject.limits)
+                                                 subject.workdir, subject.pool, subject.limits, self.adapter_writer)
         reference = reference_obligation(subject, results)
         if reference is not None:
             obligations.append(reference)
@@ -63,7 +66,8 @@ class ScientificVerifier:
         if default_run is not None:
             relied[default_run] += [task.task.reference.observable] if task.task.reference else []
         for assertion in task.assertions.assertions if task.assertions else []:
-            relied[assertion.run].append(assertion.observable)
+            if not assertion.adapter:  # an adapter's observable is the adapter's, not the run_ function's
+                relied[assertion.run].append(assertion.observable)
         for case in task.task.convergence.cases:
             if case.run or default_run:
                 relied[case.run or default_run].append(case.observable)

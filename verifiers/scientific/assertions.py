@@ -1,9 +1,10 @@
 """Physical assertions: limiting cases, symmetries and analytic regimes, judged by code.
 
 Each assertion calls the script's own run_ function with the assertion's overrides (see
-override_runs.py).  Expected values and their references stay in sealed evidence: no prompt sees
-them, and a failure message says what was observed and which kind of expectation failed, never the
-expected number.
+override_runs.py), or, when it needs more than overrides, the entry point of a model-written adapted
+program that has passed the identity check of adapters.py.  Expected values and their references
+stay in sealed evidence: no prompt sees them, and a failure message says what was observed and which
+kind of expectation failed, never the expected number.
 """
 
 from __future__ import annotations
@@ -17,16 +18,42 @@ from physvec.taskfiles.assertions import Assertion, AssertionFile, Symmetry
 from verifiers.certificate import Obligation, Outcome
 from verifiers.finite import as_float_array
 from verifiers.programming.contract import ScriptContract
+from verifiers.scientific.adapters import ADAPTER_ENTRY, AdapterWriter, adapter_problems
 from verifiers.sandbox import SandboxLimits, SandboxPool
 from verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
 
 
-def _runs(assertion: Assertion, index: int) -> list[OverrideRun]:
+def _runs(assertion: Assertion, index: int, program: Path | None) -> list[OverrideRun]:
     label = f"assertion-{index:02d}"
+    entry = ADAPTER_ENTRY if program is not None else assertion.run
     if isinstance(assertion, Symmetry):
-        return [OverrideRun(f"{label}-a", assertion.run, assertion.observable, assertion.overrides_a),
-                OverrideRun(f"{label}-b", assertion.run, assertion.observable, assertion.overrides_b)]
-    return [OverrideRun(label, assertion.run, assertion.observable, assertion.overrides)]
+        return [OverrideRun(f"{label}-a", entry, assertion.observable, assertion.overrides_a, program),
+                OverrideRun(f"{label}-b", entry, assertion.observable, assertion.overrides_b, program)]
+    return [OverrideRun(label, entry, assertion.observable, assertion.overrides, program)]
+
+
+def _adapted_program(assertion: Assertion, index: int, script: Path, writer: AdapterWriter | None,
+                     workdir: Path) -> Path | Obligation:
+    """The checked adapter program of an assertion that needs one, or the obligation saying why there is none."""
+    name, category = f"assertion:{assertion.name}", assertion.kind
+    if writer is None:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message="this assertion needs a model-written adapter entry point; no model is configured")
+    source = script.read_text()
+    adapted = writer(assertion, source)
+    if adapted is None:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message="the model wrote no usable adapter program")
+    path = workdir / f"adapter-{index:02d}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(adapted)
+    problems = adapter_problems(source, adapted)
+    if problems:
+        return Obligation(name=name, category=category, outcome=Outcome.ERROR,
+                          evidence={"adapter_program": str(path), "problems": problems},
+                          message="the adapter program does not use the script's functions unchanged: "
+                                  + "; ".join(problems[:3]))
+    return path
 
 
 def _precheck(assertion: Assertion, contract: ScriptContract) -> str | None:
@@ -45,6 +72,8 @@ def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
     name, category = f"assertion:{assertion.name}", assertion.kind
     evidence: dict[str, Any] = {"run": assertion.run, "observable": assertion.observable,
                                 "rtol": assertion.rtol, "atol": assertion.atol}
+    if observed[0].run.program is not None:
+        evidence["adapter_program"] = str(observed[0].run.program)
     sealed: dict[str, Any] = {"reference": assertion.reference}
     failures = [o for o in observed if not o.ok]
     if failures:
@@ -81,7 +110,8 @@ def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
 
 
 def assertion_obligations(script: Path, contract: ScriptContract, assertions: AssertionFile, workdir: Path,
-                          pool: SandboxPool, limits: SandboxLimits) -> list[Obligation]:
+                          pool: SandboxPool, limits: SandboxLimits,
+                          adapter_writer: AdapterWriter | None = None) -> list[Obligation]:
     """One obligation per assertion; all runnable assertions execute in parallel."""
     obligations: dict[int, Obligation] = {}
     planned: list[tuple[int, Assertion, list[OverrideRun]]] = []
@@ -90,8 +120,12 @@ def assertion_obligations(script: Path, contract: ScriptContract, assertions: As
         if problem is not None:
             obligations[index] = Obligation(name=f"assertion:{assertion.name}", category=assertion.kind,
                                             outcome=Outcome.FAILED, message=problem)
+            continue
+        program = _adapted_program(assertion, index, script, adapter_writer, workdir) if assertion.adapter else None
+        if isinstance(program, Obligation):
+            obligations[index] = program
         else:
-            planned.append((index, assertion, _runs(assertion, index)))
+            planned.append((index, assertion, _runs(assertion, index, program)))
     groups = observe_groups(script, [runs for *_, runs in planned], workdir, pool, limits)
     for (index, assertion, _), observed in zip(planned, groups):
         obligations[index] = _judge(assertion, observed)

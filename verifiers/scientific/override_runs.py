@@ -21,12 +21,16 @@ REPORT_FILE = "observed.json"
 
 @dataclass(frozen=True)
 class OverrideRun:
-    """One call: ``run(**{**PARAMS, **overrides})`` and the observable at a key path of its result."""
+    """One call: ``run(**{**PARAMS, **overrides})`` and the observable at a key path of its result.
+
+    ``program`` replaces the script under test for this call (an assertion's checked adapter program).
+    """
 
     label: str
     run: str
     observable: str
     overrides: dict[str, Any] = field(default_factory=dict)
+    program: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ def _observed(run: OverrideRun, folder: Path, result: SandboxResult) -> Observed
 
 def _call_key(run: OverrideRun) -> str:
     """Runs with the same call and observable give the same value; they execute once."""
-    return json.dumps([run.run, run.overrides, run.observable], sort_keys=True, default=str)
+    return json.dumps([str(run.program), run.run, run.overrides, run.observable], sort_keys=True, default=str)
 
 
 def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxPool,
@@ -69,7 +73,7 @@ def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxP
         folder = workdir / run.label
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        shutil.copyfile(script, folder / "script.py")
+        shutil.copyfile(run.program or script, folder / "script.py")
         (folder / "observe.py").write_text(_program(run))
         jobs.append(SandboxJob([sys.executable, "observe.py"], folder, limits))
         folders.append(folder)
