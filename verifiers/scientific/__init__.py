@@ -19,7 +19,7 @@ from verifiers.scientific.assertions import assertion_obligations
 from verifiers.scientific.convergence import convergence_obligations
 from verifiers.scientific.metamorphic import metamorphic_obligations
 from verifiers.scientific.reference import reference_obligation
-from verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric
+from verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric, without_code_evidence
 
 
 def _results(subject: Subject) -> dict:
@@ -54,6 +54,7 @@ class ScientificVerifier:
         if reference is not None:
             obligations.append(reference)
         obligations += self._metamorphic(subject, contract, results)
+        obligations = without_code_evidence(obligations)
         return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations),
                            summary={"rubric_score": round(score, 4)})
 

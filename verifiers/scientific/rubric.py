@@ -4,6 +4,9 @@ A machine check (``chi_max >= 100``, ``N_up == L / 2``) is evaluated against the
 its results with no builtins, so the same script always gets the same score.  A prose leaf is judged
 from the script text by a model asked several times at rising temperature; every vote is evidence,
 and only a strict majority decides.  The weighted score averages children by weight, level by level.
+
+Votes are a model's opinion, so they never certify on their own: when no check decided by code
+certifies anything, a yes-majority leaf is reported as unknown (``without_code_evidence``).
 """
 
 from __future__ import annotations
@@ -76,6 +79,20 @@ def _prose_leaf(leaf: RubricNode, judge: ProseJudge | None, temperatures: Sequen
     outcome = Outcome.CERTIFIED if yes >= majority else Outcome.FAILED if no >= majority else Outcome.UNKNOWN
     return Obligation(name=name, category=RUBRIC, outcome=outcome, evidence={"votes": votes},
                       message=f"{yes} yes, {no} no, {len(votes) - yes - no} unusable of {len(votes)} votes")
+
+
+def is_model_vote(obligation: Obligation) -> bool:
+    """A prose leaf decided by model votes, as opposed to a check decided by code."""
+    return obligation.category == RUBRIC and "votes" in obligation.evidence
+
+
+def without_code_evidence(obligations: list[Obligation]) -> list[Obligation]:
+    """The obligations, with yes-majority prose leaves made unknown when nothing decided by code certified."""
+    if any(o.outcome is Outcome.CERTIFIED and not is_model_vote(o) for o in obligations):
+        return obligations
+    return [o.model_copy(update={"outcome": Outcome.UNKNOWN,
+                                 "message": f"{o.message}; model votes alone never certify a script"})
+            if is_model_vote(o) and o.outcome is Outcome.CERTIFIED else o for o in obligations]
 
 
 def weighted_score(node: RubricNode, leaf_scores: dict[str, float]) -> float:

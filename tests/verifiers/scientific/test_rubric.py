@@ -6,7 +6,7 @@ import pytest
 
 from physvec.taskfiles.rubric import Rubric
 from verifiers.certificate import Outcome
-from verifiers.scientific.rubric import evaluate_check, grade_rubric, parse_vote
+from verifiers.scientific.rubric import evaluate_check, grade_rubric, parse_vote, without_code_evidence
 
 RUBRIC = Rubric.model_validate({"sections": [
     {"name": "reproduction objective", "children": [{"name": "ground energy", "description": "E0 is returned"}]},
@@ -83,3 +83,22 @@ def test_leaf_names_must_be_unique():
         Rubric.model_validate({"sections": [{"name": n, "children": [{"name": "same"}]}
                                             for n in ("reproduction objective", "physical system",
                                                       "computational method", "parameters")]})
+
+
+PROSE_ONLY = Rubric.model_validate({"sections": [{"name": n, "children": [{"name": f"{n} in prose"}]}
+                                                 for n in ("reproduction objective", "physical system",
+                                                           "computational method", "parameters")]})
+
+
+def test_model_votes_alone_never_certify_a_script():
+    obligations, score = grade_rubric(PROSE_ONLY, PARAMS, {}, lambda leaf, temperature: "VERDICT: yes")
+    assert score == 1.0 and set(outcomes(obligations).values()) == {Outcome.CERTIFIED}
+    judged = without_code_evidence(obligations)
+    assert set(outcomes(judged).values()) == {Outcome.UNKNOWN}
+    assert all("never certify" in o.message and o.evidence["votes"] for o in judged)
+
+
+def test_model_votes_count_beside_a_check_decided_by_code():
+    obligations, _ = grade_rubric(RUBRIC, PARAMS, {"energy": -4.8}, lambda leaf, temperature: "VERDICT: yes")
+    assert without_code_evidence(obligations) == obligations
+    assert outcomes(obligations)["ground energy"] is Outcome.CERTIFIED
