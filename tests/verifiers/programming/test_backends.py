@@ -38,12 +38,13 @@ def test_the_reference_script_passes_every_obligation(tmp_path, backend):
     assert metrics["unit_accuracy"] == 1.0 and metrics["integration_accuracy"] == 1.0 and metrics["executable"]
 
 
-def _heavy(backend: str) -> list:
-    """NetKet's fault matrix takes minutes (a 5.5 s jax import per program); the benchmark runs it."""
-    return [pytest.mark.heavy] if backend == "netket" else []
+def _heavy(backend: str, also: tuple[str, ...] = ()) -> list:
+    """NetKet's fault matrix takes minutes (a 5.5 s jax import per program), TeNPy's two (a 3 s import
+    per program); benchmarks/fault_localisation.py runs both, and both reference scripts run here."""
+    return [pytest.mark.heavy] if backend == "netket" or backend in also else []
 
 
-@pytest.mark.parametrize(("backend", "fault"), [pytest.param(b, f, marks=_heavy(b), id=f"{b}-{f.kind}")
+@pytest.mark.parametrize(("backend", "fault"), [pytest.param(b, f, marks=_heavy(b, also=("tenpy",)), id=f"{b}-{f.kind}")
                                                 for b in BACKENDS for f in FAULTS[b]])
 def test_a_fault_is_localised_to_its_function_in_one_round(tmp_path, backend, fault):
     certificate = verify(tmp_path, backend, fault.apply(reference(backend)))
