@@ -1,14 +1,17 @@
 """The verifier library: known-good background element functions, one module per backend.
 
 A unit test runs one of the script's element functions in place of the library function of the
-same role inside the backend's background pipeline, so the function under test receives inputs
-produced by code we trust.  Library functions take their inputs by parameter name from the
-pipeline's namespace (its small, fast parameters plus every earlier step's output).
+same role inside a background pipeline of the backend, so the function under test receives inputs
+produced by code we trust.  A backend has one pipeline per model family (a Heisenberg chain, a trapped
+Hubbard chain, ...); a script is tested in the one whose parameters share the most names with its
+PARAMS.  Library functions take their inputs by parameter name from the pipeline's namespace (its
+small, fast parameters plus every earlier step's output).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,21 +29,52 @@ class BackgroundStep:
     output: str
 
 
+def call_with_namespace(function: Callable[..., Any], namespace: dict[str, Any]) -> Any:
+    """Call a library function with its arguments taken by name from ``namespace``."""
+    return function(**{name: namespace[name] for name in inspect.signature(function).parameters})
+
+
 @dataclass(frozen=True)
 class BackgroundPipeline:
-    """A complete, known-good pipeline of one backend, at a size that runs in seconds."""
+    """A complete, known-good pipeline of one model family on one backend, at a size that runs in seconds."""
 
     backend: str
+    name: str
+    model: str
+    """the physical model, as a task's spec names it (heisenberg, trapped_hubbard, ...)"""
+    lattice: str
+    """chain, ring, molecule, ..."""
+    method: str
+    """dmrg, trotter, vmc_rbm, rks, ..."""
     params: dict[str, Any]
     steps: tuple[BackgroundStep, ...]
 
     def roles(self) -> list[str]:
         return [step.role for step in self.steps]
 
+    def run(self, **overrides: Any) -> dict[str, Any]:
+        """Every step in order with the pipeline's parameters updated by ``overrides``; the namespace."""
+        namespace = {**self.params, **overrides}
+        for step in self.steps:
+            namespace[step.output] = call_with_namespace(step.function, namespace)
+        return namespace
 
-def pipeline_for(backend: str) -> BackgroundPipeline | None:
-    """The background pipeline of a backend, or None when the library has none for it."""
+
+def pipelines_for(backend: str) -> tuple[BackgroundPipeline, ...]:
+    """The background pipelines of a backend; none for a backend the library does not cover."""
     module = BACKEND_MODULES.get(backend)
-    if module is None:
+    return () if module is None else importlib.import_module(f"verifiers.library.{module}").PIPELINES
+
+
+def pipeline_for_spec(backend: str, model: str, lattice: str, method: str) -> BackgroundPipeline | None:
+    """The pipeline of exactly this model, lattice and method on the backend, or None."""
+    return next((p for p in pipelines_for(backend) if (p.model, p.lattice, p.method) == (model, lattice, method)),
+                None)
+
+
+def best_pipeline(backend: str, script_params: dict[str, Any]) -> BackgroundPipeline | None:
+    """The pipeline whose parameters share the most names with the script's PARAMS (the first on a tie)."""
+    pipelines = pipelines_for(backend)
+    if not pipelines:
         return None
-    return importlib.import_module(f"verifiers.library.{module}").PIPELINE
+    return max(pipelines, key=lambda pipeline: len(set(pipeline.params) & set(script_params)))

@@ -39,8 +39,9 @@ def observable_energy(state: nk.vqs.MCState, hamiltonian: nk.operator.Ising) -> 
     return float(state.expect(hamiltonian).mean.real)
 
 
-PIPELINE = BackgroundPipeline(
-    backend="netket",
+ISING_RBM = BackgroundPipeline(
+    backend="netket", name="ising_rbm",
+    model="transverse_field_ising", lattice="ring", method="vmc_rbm",
     params={"L": 6, "h": 1.0, "J": -1.0, "alpha": 1, "n_samples": 128, "n_iter": 5, "learning_rate": 0.05,
             "seed": 0},
     steps=(
@@ -52,3 +53,5 @@ PIPELINE = BackgroundPipeline(
         BackgroundStep("observable", observable_energy, "energy"),
     ),
 )
+
+PIPELINES = (ISING_RBM,)

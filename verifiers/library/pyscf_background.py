@@ -26,8 +26,9 @@ def observable_orbital_energies(calculation: dft.rks.RKS) -> list[float]:
     return [float(energy) for energy in calculation.mo_energy]
 
 
-PIPELINE = BackgroundPipeline(
-    backend="pyscf",
+MOLECULE_RKS = BackgroundPipeline(
+    backend="pyscf", name="molecule_rks",
+    model="molecule", lattice="molecule", method="rks",
     params={"atom": "H 0 0 0; H 0 0 0.74", "basis": "sto-3g", "xc": "b3lyp"},
     steps=(
         BackgroundStep("item", item_molecule, "mol"),
@@ -35,3 +36,5 @@ PIPELINE = BackgroundPipeline(
         BackgroundStep("observable", observable_total_energy, "energy"),
     ),
 )
+
+PIPELINES = (MOLECULE_RKS,)

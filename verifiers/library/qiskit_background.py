@@ -36,8 +36,9 @@ def observable_energy(state: Statevector, hamiltonian: SparsePauliOp) -> float:
     return float(state.expectation_value(hamiltonian).real)
 
 
-PIPELINE = BackgroundPipeline(
-    backend="qiskit",
+TFIM_TROTTER = BackgroundPipeline(
+    backend="qiskit", name="tfim_trotter",
+    model="transverse_field_ising", lattice="chain", method="trotter",
     params={"L": 4, "J": 1.0, "h": 1.0, "time": 0.5, "steps": 5},
     steps=(
         BackgroundStep("hamiltonian", hamiltonian_tfim, "hamiltonian"),
@@ -47,3 +48,5 @@ PIPELINE = BackgroundPipeline(
         BackgroundStep("observable", observable_energy, "energy"),
     ),
 )
+
+PIPELINES = (TFIM_TROTTER,)

@@ -1,12 +1,15 @@
-"""TeNPy background: open spin-1/2 Heisenberg chain, Neel state, two-site DMRG, local Sz.
+"""TeNPy backgrounds: the open spin-1/2 Heisenberg chain, and the trapped attractive Hubbard chain.
 
-Spin operators are S = sigma/2 (TeNPy's SpinChain), so E0(L=6) = -2.4935771338879 (exact
-diagonalisation, checked in tests/verifiers/test_library.py).
+Spin operators are S = sigma/2 (TeNPy's SpinChain): E0(L=6) = -2.4935771338879 (exact diagonalisation).
+TeNPy's FermiHubbardChain adds -mu_i n_i, so the trap V_i = (4 A / L^2)(i - (L - 1)/2)^2 enters as
+mu_i = -V_i.  Both are checked against exact diagonalisation in tests/verifiers/library/.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from tenpy.algorithms import dmrg
+from tenpy.models.hubbard import FermiHubbardChain
 from tenpy.models.spins import SpinChain
 from tenpy.networks.mps import MPS
 
@@ -22,8 +25,9 @@ def initialstate_neel(model: SpinChain) -> MPS:
     return MPS.from_product_state(model.lat.mps_sites(), ["up", "down"] * (L // 2), bc="finite")
 
 
-def effector_dmrg(psi: MPS, model: SpinChain, chi_max: int, svd_min: float, max_sweeps: int) -> float:
-    """Ground-state search; ``psi`` becomes the ground state, the energy is returned."""
+def effector_dmrg(psi: MPS, model: SpinChain | FermiHubbardChain, chi_max: int, svd_min: float,
+                  max_sweeps: int) -> float:
+    """Two-site DMRG with a mixer; ``psi`` becomes the ground state, the energy is returned."""
     options = {"mixer": True, "max_sweeps": max_sweeps, "trunc_params": {"chi_max": chi_max, "svd_min": svd_min}}
     return float(dmrg.run(psi, model, options)["E"])
 
@@ -32,8 +36,32 @@ def observable_sz_profile(psi: MPS) -> list[float]:
     return [float(value) for value in psi.expectation_value("Sz")]
 
 
-PIPELINE = BackgroundPipeline(
-    backend="tenpy",
+def lattice_harmonic_trap(L: int, A: float) -> np.ndarray:
+    """V_i = (4 A / L^2)(i - (L - 1)/2)^2: height A at the chain's ends."""
+    return 4 * A / L**2 * (np.arange(L) - (L - 1) / 2) ** 2
+
+
+def hamiltonian_trapped_hubbard(L: int, t: float, U: float, trap: np.ndarray) -> FermiHubbardChain:
+    return FermiHubbardChain({"L": L, "t": t, "U": U, "mu": -np.asarray(trap, dtype=float), "cons_N": "N",
+                              "cons_Sz": "Sz", "bc_MPS": "finite"})
+
+
+def initialstate_fermions(model: FermiHubbardChain, N_up: int, N_down: int) -> MPS:
+    """A product state with N_up up and N_down down fermions, spread evenly over the chain."""
+    L = model.lat.N_sites
+    up, down = set(np.linspace(0, L - 1, N_up).round().astype(int)), set(np.linspace(0, L - 1, N_down).round().astype(int))
+    labels = {(True, True): "full", (True, False): "up", (False, True): "down", (False, False): "empty"}
+    return MPS.from_product_state(model.lat.mps_sites(), [labels[(i in up, i in down)] for i in range(L)], bc="finite")
+
+
+def observable_density(psi: MPS) -> list[float]:
+    """n_i = <n_i,up + n_i,down>."""
+    return [float(value) for value in psi.expectation_value("Ntot")]
+
+
+HEISENBERG_CHAIN = BackgroundPipeline(
+    backend="tenpy", name="heisenberg_chain",
+    model="heisenberg", lattice="chain", method="dmrg",
     params={"L": 6, "J": 1.0, "chi_max": 16, "svd_min": 1e-10, "max_sweeps": 10},
     steps=(
         BackgroundStep("hamiltonian", hamiltonian_heisenberg_chain, "model"),
@@ -42,3 +70,19 @@ PIPELINE = BackgroundPipeline(
         BackgroundStep("observable", observable_sz_profile, "sz"),
     ),
 )
+
+TRAPPED_HUBBARD_CHAIN = BackgroundPipeline(
+    backend="tenpy", name="trapped_hubbard_chain",
+    model="trapped_hubbard", lattice="chain", method="dmrg",
+    params={"L": 6, "t": 1.0, "U": -4.0, "A": 2.0, "N_up": 3, "N_down": 3, "chi_max": 32, "svd_min": 1e-10,
+            "max_sweeps": 10},
+    steps=(
+        BackgroundStep("lattice", lattice_harmonic_trap, "trap"),
+        BackgroundStep("hamiltonian", hamiltonian_trapped_hubbard, "model"),
+        BackgroundStep("initialstate", initialstate_fermions, "psi"),
+        BackgroundStep("effector", effector_dmrg, "energy"),
+        BackgroundStep("observable", observable_density, "density"),
+    ),
+)
+
+PIPELINES = (HEISENBERG_CHAIN, TRAPPED_HUBBARD_CHAIN)

@@ -113,11 +113,6 @@ def bind_arguments(function: Callable[..., Any], namespace: dict[str, Any], scri
     return arguments, sources, unbound
 
 
-def _call_trusted(step: Any, namespace: dict[str, Any]) -> Any:
-    parameters = inspect.signature(step.function).parameters
-    return step.function(**{name: namespace[name] for name in parameters})
-
-
 def _failure(phase: str, error: BaseException, started: float, **extra: Any) -> dict[str, Any]:
     return {"status": "failed" if phase == "call" else "environment_error", "phase": phase,
             "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-6000:],
@@ -142,14 +137,15 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
     model when the background cannot make an input) adds values to the namespace; it never replaces
     the function under test.
     """
-    from verifiers.library import pipeline_for
+    from verifiers.library import best_pipeline, call_with_namespace
 
     started = time.monotonic()
-    pipeline = pipeline_for(backend)
+    pipeline = best_pipeline(backend, script_params)
     namespace: dict[str, Any] = dict(pipeline.params) if pipeline else {}
     steps = list(pipeline.steps) if pipeline else []
     position = next((i for i, step in enumerate(steps) if step.role == role), len(steps))
-    result: dict[str, Any] = {"role_in_background": position < len(steps)}
+    result: dict[str, Any] = {"role_in_background": position < len(steps),
+                              "background": pipeline.name if pipeline else None}
     _mark_phase("upstream")
     try:
         arguments, sources, unbound = bind_arguments(function, namespace, script_params)
@@ -157,7 +153,7 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
         for step in steps[:position]:
             if position == len(steps) and not unbound:
                 break
-            namespace[step.output] = _call_trusted(step, namespace)
+            namespace[step.output] = call_with_namespace(step.function, namespace)
             arguments, sources, unbound = bind_arguments(function, namespace, script_params)
         if glue is not None:
             namespace.update(glue(dict(namespace)))

@@ -143,8 +143,8 @@ def unit_obligation(test: UnitTest, result: SandboxResult) -> Obligation:
         return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR,
                           message=f"the unit-test program died during {phase}: {result.summary()}", evidence=evidence)
     report = json.loads(report_path.read_text())
-    evidence = {key: report[key] for key in ("bound", "seconds", "return_type", "annotation", "line", "traceback",
-                                             "annotation_note", "phase") if key in report}
+    evidence = {key: report[key] for key in ("background", "bound", "seconds", "return_type", "annotation", "line",
+                                             "traceback", "annotation_note", "phase") if key in report}
     status = report["status"]
     if status == "passed":
         return Obligation(name=name, category=UNIT, outcome=Outcome.CERTIFIED,

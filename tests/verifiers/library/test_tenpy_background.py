@@ -1,0 +1,49 @@
+"""TeNPy background functions against exact diagonalisation at six sites.
+
+References: the open Heisenberg chain (S = sigma/2) by dense diagonalisation here; the trapped
+Hubbard chain by tests/support/hubbard_exact.py (sector ED, independent of TeNPy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.support.hubbard_exact import exact_ground_state
+from verifiers.library.tenpy_background import (
+    HEISENBERG_CHAIN, TRAPPED_HUBBARD_CHAIN, hamiltonian_trapped_hubbard, initialstate_fermions,
+    lattice_harmonic_trap,
+)
+
+
+def heisenberg_ground_energy(L: int, J: float) -> float:
+    sx, sy, sz = np.array([[0, 0.5], [0.5, 0]]), np.array([[0, -0.5j], [0.5j, 0]]), np.diag([0.5, -0.5])
+    H = sum(J * np.kron(np.kron(np.eye(2**i), np.kron(s, s)), np.eye(2 ** (L - i - 2)))
+            for i in range(L - 1) for s in (sx, sy, sz))
+    return float(np.linalg.eigvalsh(H)[0])
+
+
+def test_the_heisenberg_pipeline_finds_the_exact_ground_state():
+    namespace = HEISENBERG_CHAIN.run()
+    assert namespace["energy"] == pytest.approx(heisenberg_ground_energy(6, 1.0), abs=1e-8)
+    assert namespace["energy"] == pytest.approx(-2.4935771338879, abs=1e-8)
+    assert sum(namespace["sz"]) == pytest.approx(0.0, abs=1e-8), "the Neel start fixes Sz_total = 0"
+
+
+def test_the_trap_is_zero_at_the_centre_and_A_times_one_minus_one_over_L_squared_at_the_ends():
+    trap = lattice_harmonic_trap(L=4, A=2.0)
+    assert trap == pytest.approx([1.125, 0.125, 0.125, 1.125])  # (8 / 16) (i - 1.5)^2
+    assert lattice_harmonic_trap(L=10, A=3.0)[0] == pytest.approx(3.0 * (1 - 1 / 10) ** 2)
+
+
+def test_the_initial_state_holds_the_requested_fermions():
+    model = hamiltonian_trapped_hubbard(L=6, t=1.0, U=-4.0, trap=lattice_harmonic_trap(6, 2.0))
+    psi = initialstate_fermions(model, N_up=2, N_down=3)
+    assert sum(psi.expectation_value("Nu")) == pytest.approx(2.0) and sum(psi.expectation_value("Nd")) == pytest.approx(3.0)
+
+
+def test_the_trapped_hubbard_pipeline_matches_exact_diagonalisation():
+    namespace = TRAPPED_HUBBARD_CHAIN.run()
+    energy, density = exact_ground_state(L=6, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=3)
+    assert namespace["energy"] == pytest.approx(energy, abs=1e-6)
+    assert namespace["density"] == pytest.approx(density, abs=1e-5)
