@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from agents.library_proposer import SpecNotCovered, compose_script
 from agents.paper import read_paper_text
 from agents.prompts import (
     adapter_messages, author_messages, function_repair_messages, repair_messages, rubric_judge_messages,
@@ -81,8 +82,24 @@ def _save_script(ctx: RunContext, node: str, step: int, version: int, script: st
     return {"script_version": version}
 
 
+def _library_author(ctx: RunContext, step: int) -> Update:
+    """With no language model, the library proposer composes the first version from the task's spec."""
+    task = ctx.task.task
+    if task.spec is None:
+        return {"status": Status.AUTHOR_FAILED, "error": "the task has no spec for the library proposer"}
+    try:
+        proposal = compose_script(task.spec, task.backend)
+    except SpecNotCovered as error:
+        return {"status": Status.AUTHOR_FAILED, "error": str(error)}
+    ctx.transcript.append(EventType.LIBRARY_PROPOSAL, node="author", step=step, pipeline=proposal.pipeline,
+                          spec=task.spec.model_dump())
+    return _save_script(ctx, "author", step, 1, proposal.script)
+
+
 def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """The Author writes the first script version."""
+    """The Author writes the first script version (the library proposer does when there is no model)."""
+    if not ctx.language_model:
+        return _library_author(ctx, step)
     paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
     script = _ask_for_script(ctx, "author", author_messages(ctx.task.task, paper_text), step,
                              ctx.task.task.limits.author_attempts)
@@ -126,7 +143,7 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
 
 def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
     workdir = ctx.run.work_dir(_stage_folder(state["script_version"], "programming"))
-    glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue else None
+    glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue and ctx.language_model else None
     update = _verify(ProgrammingVerifier(glue), state, ctx, step, workdir)
     certificate = ctx.run.certificate(update["certificates"]["programming"])
     execution = {o.name: o for o in certificate.obligations}.get("script_executes")
@@ -164,8 +181,9 @@ def _adapter_writer(ctx: RunContext, step: int) -> AdapterWriter:
 def scientific_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
     votes = ctx.task.task.limits.rubric_votes
     script = ctx.run.script_path(state["script_version"]).read_text()
-    judge = _prose_judge(ctx, script, step) if votes else None
-    verifier = ScientificVerifier(judge, vote_temperatures(votes), _adapter_writer(ctx, step))
+    judge = _prose_judge(ctx, script, step) if votes and ctx.language_model else None
+    adapter_writer = _adapter_writer(ctx, step) if ctx.language_model else None
+    verifier = ScientificVerifier(judge, vote_temperatures(votes), adapter_writer)
     return _verify(verifier, state, ctx, step)
 
 

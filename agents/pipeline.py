@@ -73,10 +73,12 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     def after_programming(state: PipelineState) -> str:
         if not _stage_failed(state, ctx, "programming"):
             return "scientific_verify"
-        return "programming_repair" if state["programming_iteration"] < limits.programming_iterations else "finalize"
+        budget_left = state["programming_iteration"] < limits.programming_iterations
+        return "programming_repair" if budget_left and ctx.language_model else "finalize"
 
     def scientific_budget_left(state: PipelineState) -> bool:
-        return state["scientific_iteration"] < limits.scientific_iterations
+        """Whether a scientific repair may be asked for (never without a language model)."""
+        return state["scientific_iteration"] < limits.scientific_iterations and ctx.language_model
 
     def after_scientific(state: PipelineState) -> str:
         if not _stage_failed(state, ctx, "scientific"):

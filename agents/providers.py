@@ -5,6 +5,8 @@
                         OPENAI_BASE_URL
     replay:<run dir>    the replies recorded in a run's transcript, served in order
     scripted:<file>     replies written as test fixtures, served in order
+    library             no language model at all: the library proposer composes the script from
+                        verified library functions (agents/library_proposer.py); nothing asks it anything
 
 Scripted and replayed models are not language models: they stand in for one in tests and when
 re-verifying an archived run, and they say so in their type name.
@@ -24,6 +26,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from physvec.runstore.transcript import EventType, read_events
+
+
+LIBRARY_SPEC = "library"
 
 
 class ModelSpecError(ValueError):
@@ -111,7 +116,8 @@ def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), 
     """The chat model a spec names.
 
     Args:
-        spec: ``openai:<name>``, ``replay:<run dir>`` or ``scripted:<file>``.
+        spec: ``openai:<name>``, ``replay:<run dir>``, ``scripted:<file>``, or ``library`` (no language
+            model: the library proposer writes the script, and nothing may ask this model anything).
         settings: endpoint settings for ``openai``.
         already_served: replies a sequence provider already gave in this run (a resumed run
             continues where the killed process stopped).
@@ -119,9 +125,12 @@ def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), 
     Raises:
         ModelSpecError: unknown provider or missing target.
     """
+    if spec == LIBRARY_SPEC:
+        return ScriptedChatModel(responses=[], source=LIBRARY_SPEC)  # no language model: never asked
     provider, _, target = spec.partition(":")
     if not target:
-        raise ModelSpecError(f"model spec {spec!r} must look like openai:<name>, replay:<run dir> or scripted:<file>")
+        raise ModelSpecError(f"model spec {spec!r} must look like openai:<name>, replay:<run dir>, scripted:<file> "
+                             f"or {LIBRARY_SPEC}")
     if provider == "openai":
         return _openai_model(target, settings)
     if provider == "scripted":

@@ -16,7 +16,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agents.model_client import ModelClient, RetryPolicy
 from agents.pipeline import build_graph
-from agents.providers import ProviderSettings, make_chat_model, normalise_spec
+from agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
 from agents.state import RunContext, Status
 from physvec.runstore.report import write_report
 from physvec.runstore.store import RunDirectory, create_run, open_run
@@ -57,7 +57,8 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
     already_served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
     model = make_chat_model(model_spec, settings, already_served=already_served)
     client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry)
-    return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=SandboxPool())
+    return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=SandboxPool(),
+                      language_model=model_spec != LIBRARY_SPEC)
 
 
 def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
@@ -102,5 +103,8 @@ def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = Provide
 
 
 def replay_run(archived: Path, runs_dir: Path, listener: Listener | None = None) -> RunOutcome:
-    """Re-verify an archived run without any model: its recorded replies, fresh checks, a new run."""
-    return start_run(archived / "task.json", f"replay:{archived}", runs_dir, listener=listener)
+    """Re-verify an archived run without any model: its recorded replies (or, for a library run, the
+    library proposer again), fresh checks, a new run."""
+    library_run = RunDirectory(archived).metadata().get("model") == LIBRARY_SPEC
+    return start_run(archived / "task.json", LIBRARY_SPEC if library_run else f"replay:{archived}", runs_dir,
+                     listener=listener)

@@ -51,6 +51,8 @@ class RunContext:
     client: ModelClient
     pool: SandboxPool
     feedback: Projection = Projection.FULL
+    language_model: bool = True
+    """False for the library proposer: nothing may ask the model (no repairs, glue, adapters or votes)."""
 
     @property
     def sandbox_limits(self) -> SandboxLimits:

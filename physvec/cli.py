@@ -15,7 +15,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from agents.providers import ModelSpecError, ProviderSettings, make_chat_model
+from agents.library_proposer import library_problem
+from agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 from agents.runner import RunInterrupted, RunOutcome, replay_run, resume_run, start_run
 from physvec.display import LiveDisplay
 from physvec.runstore.report import node_timeline
@@ -31,7 +32,8 @@ EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 
 NO_MODEL_MESSAGE = (
     "no model configured: pass --model SPEC or set PHYSVEC_MODEL, where SPEC is openai:<model name> "
     "(with --base-url or OPENAI_BASE_URL for vLLM, Ollama, llama.cpp server, DeepSeek, Qwen), "
-    "replay:<run dir> or scripted:<replies.json>"
+    "replay:<run dir> or scripted:<replies.json>; without a model, --model library composes the script from "
+    "verified library functions when the task has a spec the library covers, and here it cannot: {problem}"
 )
 
 _errors = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -70,9 +72,16 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 outcome = replay_run(arguments.replay.resolve(), arguments.runs_dir, listener=display.on_event)
             else:
                 spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
+                task = load_task(arguments.task).task  # bad input is reported before any run exists
+                problem = library_problem(task.spec, task.backend) if spec in (None, "", LIBRARY_SPEC) else None
                 if not spec:
-                    return _bad_input(NO_MODEL_MESSAGE)
-                load_task(arguments.task)  # bad input is reported before any run exists
+                    if problem:
+                        return _bad_input(NO_MODEL_MESSAGE.format(problem=problem))
+                    _errors.print("reproduce: no model configured; the library proposer composes the script from "
+                                  "verified library functions (--model library)")
+                    spec = LIBRARY_SPEC
+                if spec == LIBRARY_SPEC and problem:
+                    return _bad_input(f"--model library: {problem}")
                 make_chat_model(spec, settings)
                 outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event)
     except InputFileError as error:

@@ -29,6 +29,7 @@ class EventType(StrEnum):
     MODEL_REPLY_REUSED = "model_reply_reused"
     INFRASTRUCTURE_FAULT = "infrastructure_fault"
     INVALID_MODEL_REPLY = "invalid_model_reply"
+    LIBRARY_PROPOSAL = "library_proposal"
     SCRIPT_WRITTEN = "script_written"
     REPAIR_EDITS = "repair_edits"
     SANDBOX_RUN = "sandbox_run"

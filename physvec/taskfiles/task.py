@@ -6,7 +6,7 @@ negative budget is a clear input error, not a surprise halfway through a run.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
 
@@ -86,6 +86,17 @@ class Limits(StrictModel):
     token_budget: PositiveInt = 200_000
 
 
+class ProposerSpec(StrictModel):
+    """What the no-model library proposer composes a script from: a verified library pipeline, named by
+    model, lattice and method, with the script's parameters and the results to return."""
+
+    model: str = Field(min_length=1, description="the physical model, e.g. heisenberg, trapped_hubbard")
+    lattice: str = Field(min_length=1, description="e.g. chain, ring, molecule")
+    method: str = Field(min_length=1, description="e.g. dmrg, trotter, vmc_rbm, rks")
+    parameters: dict[str, Any] = Field(description="PARAMS of the script: every parameter the pipeline reads")
+    observables: list[str] = Field(min_length=1, description="pipeline outputs to return as named results")
+
+
 class Task(StrictModel):
     """One reproduction task."""
 
@@ -102,3 +113,4 @@ class Task(StrictModel):
     reference: ReferenceData | None = None
     domain_checks: list[DomainCheck] = Field(default_factory=list)
     limits: Limits = Field(default_factory=Limits)
+    spec: ProposerSpec | None = Field(None, description="structured spec for the no-model library proposer")

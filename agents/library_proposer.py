@@ -1,0 +1,141 @@
+"""The library proposer: a structured script composed from verified library functions, with no model.
+
+It reads only the task's spec and backend, never reference data, assertions or the rubric: it finds
+the library pipeline of the spec's model, lattice and method, copies each step function's source,
+writes PARAMS from the spec, one run_ function calling the steps in order, and main() with the
+library's plot.  A spec the library does not cover, or whose parameters do not match what the
+pipeline reads, is refused with a message that says what the library covers.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from physvec.taskfiles.task import ProposerSpec
+from verifiers.library import BackgroundPipeline, pipeline_for_spec, pipelines_for
+from verifiers.library.plots import plot_results
+
+_RESULT_ROLES = ("effector", "observable")
+
+
+class SpecNotCovered(ValueError):
+    """The library cannot compose a script for this spec; the message says why and what it covers."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A composed script and the library pipeline it came from."""
+
+    pipeline: str
+    script: str
+
+
+def coverage(backend: str) -> str:
+    """What the library covers on a backend, as (model, lattice, method) triples."""
+    triples = [f"{p.model}/{p.lattice}/{p.method}" for p in pipelines_for(backend)]
+    return ", ".join(triples) if triples else "nothing"
+
+
+def _read_parameters(pipeline: BackgroundPipeline) -> list[str]:
+    outputs = {step.output for step in pipeline.steps}
+    read: list[str] = []
+    for step in pipeline.steps:
+        read += [name for name in inspect.signature(step.function).parameters if name not in outputs | set(read)]
+    return read
+
+
+def _check(spec: ProposerSpec, backend: str, pipeline: BackgroundPipeline | None) -> BackgroundPipeline:
+    if pipeline is None:
+        raise SpecNotCovered(f"the library has no {backend} pipeline for {spec.model}/{spec.lattice}/{spec.method}; "
+                             f"it covers {coverage(backend)}")
+    read = _read_parameters(pipeline)
+    problems = []
+    if missing := [name for name in read if name not in spec.parameters]:
+        problems.append(f"spec.parameters lacks {', '.join(missing)}")
+    if unused := sorted(set(spec.parameters) - set(read)):
+        problems.append(f"spec.parameters has {', '.join(unused)}, which no function of {pipeline.name} reads")
+    results = {step.output for step in pipeline.steps if step.role in _RESULT_ROLES}
+    if unknown := [name for name in spec.observables if name not in results]:
+        problems.append(f"spec.observables {', '.join(unknown)} are not results of {pipeline.name} "
+                        f"(it returns {', '.join(sorted(results))})")
+    if problems:
+        raise SpecNotCovered("; ".join(problems))
+    return pipeline
+
+
+def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]:
+    """``lines``, then the top-level imports of the modules the functions come from (not __future__,
+    not our own, none twice)."""
+    lines = list(lines)
+    for module in dict.fromkeys(inspect.getmodule(function) for function in functions):
+        source = inspect.getsource(module)
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.ImportFrom) and (node.module == "__future__"
+                                                     or (node.module or "").startswith("verifiers")):
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                line = ast.get_source_segment(source, node)
+                if line not in lines:
+                    lines.append(line)
+    return lines
+
+
+def _run_function(pipeline: BackgroundPipeline, observables: list[str]) -> str:
+    produced: set[str] = set()
+    body = []
+    for step in pipeline.steps:
+        arguments = ", ".join(f"{name}={name if name in produced else f'params[{name!r}]'}"
+                              for name in inspect.signature(step.function).parameters)
+        body.append(f"    {step.output} = {step.function.__name__}({arguments})")
+        produced.add(step.output)
+    returned = ", ".join(f"{name!r}: {name}" for name in observables)
+    return (f"def run_{pipeline.name}(**params: Any) -> dict[str, Any]:\n" + "\n".join(body)
+            + f"\n    return {{{returned}}}\n")
+
+
+def _params_literal(parameters: dict[str, Any], width: int = 110) -> str:
+    """PARAMS = {...} as one literal, wrapped between items (never inside a string)."""
+    lines, line = [], "PARAMS = {"
+    for index, (name, value) in enumerate(parameters.items()):
+        item = f"{name!r}: {value!r}" + ("," if index < len(parameters) - 1 else "}")
+        if len(line) + len(item) + 1 > width and not line.endswith("{"):
+            lines.append(line)
+            line = "          " + item
+        else:
+            line += ("" if line.endswith("{") else " ") + item
+    return "\n".join([*lines, line if parameters else "PARAMS = {}"]) + "\n"
+
+
+def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
+    """The structured script for ``spec`` on ``backend``, composed from the verified library."""
+    pipeline = _check(spec, backend, pipeline_for_spec(backend, spec.model, spec.lattice, spec.method))
+    functions = list(dict.fromkeys(step.function for step in pipeline.steps)) + [plot_results]
+    imports = _imports(functions, ["import json", "from typing import Any"])
+    blocks = [
+        f'"""{pipeline.model} on a {pipeline.lattice} by {pipeline.method} ({backend}): composed by the physvec '
+        f'library proposer\nfrom the verified pipeline {pipeline.name}, with no language model."""\n',
+        "\n".join(imports) + "\n",
+        _params_literal(spec.parameters),
+        *(inspect.getsource(function) for function in functions),
+        _run_function(pipeline, spec.observables),
+        f"def main() -> None:\n    results = run_{pipeline.name}(**PARAMS)\n"
+        '    with open("results.json", "w") as stream:\n        json.dump(results, stream)\n'
+        '    plot_results(results, "figure.png")\n',
+        'if __name__ == "__main__":\n    main()\n',
+    ]
+    return Proposal(pipeline=pipeline.name, script="\n\n".join(block.rstrip("\n") + "\n" for block in blocks))
+
+
+def library_problem(spec: ProposerSpec | None, backend: str) -> str | None:
+    """Why the library proposer cannot write this task's script, or None when it can."""
+    if spec is None:
+        return f"the task has no spec for the library proposer (the library covers {coverage(backend)} on {backend})"
+    try:
+        compose_script(spec, backend)
+    except SpecNotCovered as error:
+        return str(error)
+    return None

@@ -1,0 +1,80 @@
+"""The library proposer: with no language model, a task's spec is composed from verified library functions.
+
+The fixture task's reference (E = -3) is energy conservation for the all-up state of the open
+four-qubit chain: <H> = -J (L - 1) at t = 0, and exact evolution keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.library_proposer import SpecNotCovered, compose_script, library_problem
+from physvec.cli import reproduce_main
+from physvec.runstore.store import list_runs
+from physvec.runstore.transcript import EventType, read_events
+from physvec.taskfiles.loading import load_task
+from physvec.taskfiles.task import ProposerSpec
+from tests.support.scripted import FIXTURES
+from verifiers.programming.contract import analyse_script
+
+TFIM_TASK = FIXTURES / "library_tfim_task"
+HUBBARD = ProposerSpec(model="trapped_hubbard", lattice="chain", method="dmrg",
+                       parameters={"L": 8, "t": 1.0, "U": -4.0, "A": 2.0, "N_up": 4, "N_down": 4, "chi_max": 64,
+                                   "svd_min": 1e-10, "max_sweeps": 10},
+                       observables=["energy", "density"])
+
+
+def test_a_composed_script_keeps_the_contract_and_the_specs_parameters():
+    proposal = compose_script(HUBBARD, "tenpy")
+    contract = analyse_script(proposal.script)
+    assert proposal.pipeline == "trapped_hubbard_chain" and not contract.breaches
+    assert contract.params == HUBBARD.parameters and list(contract.runs) == ["run_trapped_hubbard_chain"]
+    assert {"lattice_harmonic_trap", "hamiltonian_trapped_hubbard", "effector_dmrg", "observable_density",
+            "plot_results"} <= set(contract.elements)
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"method": "tebd"}, "covers heisenberg/chain/dmrg, trapped_hubbard/chain/dmrg"),
+    ({"parameters": {k: v for k, v in HUBBARD.parameters.items() if k != "N_up"}}, "lacks N_up"),
+    ({"parameters": {**HUBBARD.parameters, "V": 1.0}}, "V, which no function of trapped_hubbard_chain reads"),
+    ({"observables": ["energy", "psi"]}, "psi are not results"),
+])
+def test_a_spec_the_library_cannot_compose_is_refused_saying_why(change, problem):
+    with pytest.raises(SpecNotCovered, match=problem):
+        compose_script(HUBBARD.model_copy(update=change), "tenpy")
+
+
+def test_the_proposer_reads_the_spec_and_backend_only():
+    task = load_task(TFIM_TASK / "task.json").task
+    assert library_problem(task.spec, task.backend) is None
+    assert "-3" not in compose_script(task.spec, task.backend).script, "no reference value reaches the script"
+
+
+def test_with_no_model_configured_a_task_with_a_spec_is_certified_and_replays_with_the_library(tmp_path,
+                                                                                              monkeypatch):
+    monkeypatch.delenv("PHYSVEC_MODEL", raising=False)
+    code = reproduce_main([str(TFIM_TASK / "task.json"), "--runs-dir", str(tmp_path / "runs")])
+    (run,) = list_runs(tmp_path / "runs")
+    assert code == 0 and run.metadata()["verdict"] == "certified" and run.metadata()["model"] == "library"
+    events = list(read_events(run.transcript_file))
+    assert not [e for e in events if e.type is EventType.MODEL_CALL], "no model was asked anything"
+    (proposal,) = [e for e in events if e.type is EventType.LIBRARY_PROPOSAL]
+    assert proposal.data["pipeline"] == "tfim_trotter"
+    assert json.loads((run.path / "results.json").read_text())["energy"] == pytest.approx(-3.0, abs=1e-3)
+    assert reproduce_main(["--replay", str(run.path), "--runs-dir", str(tmp_path / "replayed")]) == 0
+    (replayed,) = list_runs(tmp_path / "replayed")
+    assert replayed.metadata()["model"] == "library"
+    assert (replayed.path / "scripts" / "v01.py").read_text() == (run.path / "scripts" / "v01.py").read_text()
+
+
+def test_with_no_model_and_no_spec_reproduce_explains_how_to_configure_a_model(tiny_task, tmp_path, monkeypatch,
+                                                                             capsys):
+    monkeypatch.delenv("PHYSVEC_MODEL", raising=False)
+    assert reproduce_main([str(tiny_task), "--runs-dir", str(tmp_path / "runs")]) == 2
+    message = capsys.readouterr().err
+    assert "--model SPEC" in message and "no spec for the library proposer" in message
+    assert reproduce_main([str(tiny_task), "--model", "library", "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert not (tmp_path / "runs").exists() or not list_runs(tmp_path / "runs")
