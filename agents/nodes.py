@@ -7,7 +7,9 @@ named by version and step, and model calls already made are served from the tran
 from __future__ import annotations
 
 import difflib
+import json
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,9 @@ from agents.prompts import (
 )
 from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
+from knowledge_base.retrieve import retrieve as retrieve_snippets
+from knowledge_base.retrieve import store_is_built, summary, task_queries
+from knowledge_base.store import KnowledgeBase, snippet_record
 from physvec.runstore.transcript import EventType
 from physvec.taskfiles.assertions import Assertion
 from physvec.taskfiles.rubric import RubricNode
@@ -40,6 +45,7 @@ from verifiers.scientific.rubric import ProseJudge
 
 Update = dict[str, Any]
 STAGES = ("programming", "scientific", "convergence", "domain_checks")
+RETRIEVAL_FILE = "retrieval.json"
 
 
 def plan(state: PipelineState, ctx: RunContext, step: int) -> Update:
@@ -56,10 +62,27 @@ def plan(state: PipelineState, ctx: RunContext, step: int) -> Update:
 
 
 def retrieve(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """Documentation retrieval; the knowledge base is not built yet, which the transcript says."""
-    ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="not_implemented",
-                                snippets=[])
+    """Documentation snippets for the queries the task implies, from the knowledge base if one is built."""
+    task = ctx.task.task
+    if not store_is_built(ctx.knowledge_base):
+        ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="not_built",
+                              hint="build the documentation store with: physvec kb build")
+        return {}
+    kb = KnowledgeBase(ctx.knowledge_base)
+    spec = f"{task.spec.model} {task.spec.lattice} {task.spec.method}" if task.spec else None
+    found: list[dict[str, Any]] = []
+    for query in task_queries(task.request, task.target.figure, task.backend, spec):
+        snippets = retrieve_snippets(kb, query, task.backend)
+        ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="ok", query=query,
+                              summary=summary(snippets), sources=[snippet_record(s) for s in snippets])
+        found += [{"query": query, **asdict(snippet)} for snippet in snippets]
+    (ctx.run.path / RETRIEVAL_FILE).write_text(json.dumps(found, indent=1), encoding="utf-8")
     return {}
+
+
+def _documentation(ctx: RunContext) -> list[dict[str, Any]]:
+    path = ctx.run.path / RETRIEVAL_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
 def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int) -> str | None:
@@ -101,7 +124,8 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     if not ctx.language_model:
         return _library_author(ctx, step)
     paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
-    script = _ask_for_script(ctx, "author", author_messages(ctx.task.task, paper_text), step,
+    messages = author_messages(ctx.task.task, paper_text, _documentation(ctx))
+    script = _ask_for_script(ctx, "author", messages, step,
                              ctx.task.task.limits.author_attempts)
     if script is None:
         return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}

@@ -19,6 +19,7 @@ _ENVIRONMENT = Environment(
 )
 _ENVIRONMENT.filters["tail"] = lambda text, limit: text if len(text) <= limit else "..." + text[-limit:]
 PAPER_EXCERPT_CHARS = 12_000
+DOCUMENTATION_SNIPPETS = 12
 
 
 def render(template: str, **variables: Any) -> str:
@@ -30,9 +31,11 @@ def _under_contract(task: Task, template: str, /, **variables: Any) -> list[Base
     return [SystemMessage(render("system.j2", backend=task.backend)), HumanMessage(render(template, **variables))]
 
 
-def author_messages(task: Task, paper_text: str) -> list[BaseMessage]:
-    """The Author's first request: the contract, the task and the paper excerpt."""
-    return _under_contract(task, "author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS])
+def author_messages(task: Task, paper_text: str, documentation: list[dict[str, Any]] = ()) -> list[BaseMessage]:
+    """The Author's first request: the contract, the task, the paper excerpt and the retrieved
+    documentation snippets (with their sources)."""
+    return _under_contract(task, "author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS],
+                           documentation=list(documentation)[:DOCUMENTATION_SNIPPETS])
 
 
 def function_repair_messages(task: Task, version: int, script: str, items: list[Any]) -> list[BaseMessage]:

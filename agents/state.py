@@ -8,6 +8,7 @@ checkpoint must not (the model client, the sandbox pool).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from enum import StrEnum
 from typing import TypedDict
 
@@ -53,6 +54,8 @@ class RunContext:
     feedback: Projection = Projection.FULL
     language_model: bool = True
     """False for the library proposer: nothing may ask the model (no repairs, glue, adapters or votes)."""
+    knowledge_base: Path | None = None
+    """The documentation store's folder (None: $PHYSVEC_KB or the user's cache folder)."""
 
     @property
     def sandbox_limits(self) -> SandboxLimits:

@@ -18,6 +18,7 @@ from rich.table import Table
 from agents.library_proposer import library_problem
 from agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 from agents.runner import RunInterrupted, RunOutcome, replay_run, resume_run, start_run
+from physvec import kb_cli
 from physvec.display import LiveDisplay
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
@@ -127,6 +128,7 @@ def _physvec_parser() -> argparse.ArgumentParser:
     new_task.add_argument("name")
     new_task.add_argument("--dir", type=Path, default=Path("."), help="parent folder of the new task folder")
     new_task.add_argument("--backend", default="tenpy", choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
+    kb_cli.add_parser(commands)
     bench = commands.add_parser("bench", help="print performance figures")
     bench.add_argument("suite", choices=["programming"])
     bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
@@ -225,6 +227,8 @@ def physvec_main(argv: list[str] | None = None) -> int:
 
         bench_programming(arguments.scripts or DEFAULT_SCRIPTS)
         return 0
+    if arguments.command == "kb":
+        return kb_cli.run(arguments)
     if arguments.command == "schemas":
         for path in export_schemas(arguments.out):
             print(path)

@@ -8,6 +8,12 @@ import pytest
 from tests.support.scripted import FIXTURES
 
 
+@pytest.fixture(autouse=True)
+def no_knowledge_base(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs are hermetic: no test reads a documentation store built on the developer's machine."""
+    monkeypatch.setenv("PHYSVEC_KB", str(tmp_path_factory.getbasetemp() / "no-knowledge-base"))
+
+
 @pytest.fixture
 def tiny_task(tmp_path: Path) -> Path:
     """A copy of the tiny four-site Heisenberg task; returns its task.json."""

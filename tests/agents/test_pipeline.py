@@ -16,6 +16,8 @@ import pytest
 from agents.model_client import RetryPolicy
 from agents.providers import ProviderSettings
 from agents.runner import start_run
+from knowledge_base.sources import library_files
+from knowledge_base.store import KnowledgeBase
 from physvec.cli import reproduce_main
 from physvec.runstore.store import RunDirectory, list_runs
 from physvec.runstore.transcript import EventType, read_events
@@ -70,6 +72,8 @@ def test_a_programming_fault_is_repaired_and_every_artefact_is_written(tiny_task
         assert all(o.name in report for o in certificate.obligations)
     meta = run.metadata()
     assert meta["status"] == "finished" and meta["verdict"] == "certified" and meta["tokens_used"] > 0
+    (retrieval,) = [e for e in read_events(run.transcript_file) if e.type is EventType.RETRIEVAL]
+    assert retrieval.data["status"] == "not_built" and "physvec kb build" in retrieval.data["hint"]
     assert json.loads((run.path / "results.json").read_text())["energy"] == pytest.approx(-1.6160254037844386)
 
 
@@ -116,6 +120,21 @@ def test_an_assertion_beyond_overrides_runs_the_models_adapter_entry_point(tiny_
     assert trace.outcome.value == "certified" and abs(trace.evidence["observed"]) < 1e-9
     adapter_prompt = next(p for p in prompts(run) if "adapter(**params)" in p)
     assert "sum of all levels" in adapter_prompt and "Tr(S_i" not in adapter_prompt
+
+
+def test_retrieved_documentation_is_recorded_with_its_sources_and_reaches_the_author(tiny_task, runs_dir, tmp_path,
+                                                                                    monkeypatch):
+    store = tmp_path / "kb"
+    KnowledgeBase(store).build(library_files(Path(__file__).resolve().parents[2]))
+    monkeypatch.setenv("PHYSVEC_KB", str(store))
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT), runs_dir)
+    assert code == 0
+    retrievals = [e for e in read_events(run.transcript_file) if e.type is EventType.RETRIEVAL]
+    assert retrievals and all(e.data["status"] == "ok" and e.data["query"] and e.data["summary"] for e in retrievals)
+    sources = [source for e in retrievals for source in e.data["sources"]]
+    assert sources and all(s["package"] == "physvec" and s["qualname"] and s["version"] for s in sources)
+    assert "Documentation of the installed libraries" in prompts(run)[0]
+    assert json.loads((run.path / "retrieval.json").read_text())
 
 
 def test_an_unrepaired_fault_fails_after_the_iteration_budget(tiny_task, runs_dir, tmp_path):

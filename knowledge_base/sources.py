@@ -1,0 +1,184 @@
+"""Documentation chunks harvested from installed packages, by reading their source (never importing it).
+
+Importing every submodule of Qiskit or PySCF would be slow and can have side effects, so modules are
+parsed with ``ast``: module docstrings, public functions and classes (names without a leading
+underscore) with their signatures and docstrings, public methods, and the text documentation files a
+package ships.  Each chunk starts with
+a header naming the package, version and qualified name, and stays under ``CHUNK_CHARS`` (MiniLM-style
+encoders truncate at 256 tokens, about 750 characters).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import importlib.util
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CHUNK_CHARS = 750
+MAX_PARTS = 3
+"""Long docstrings contribute their first parts only: the summary and parameters come first."""
+CHUNKER_VERSION = "1"
+BACKEND_PACKAGES = {"qiskit": ("qiskit", "qiskit_aer"), "netket": ("netket",), "tenpy": ("tenpy",),
+                    "pyscf": ("pyscf",)}
+DISTRIBUTIONS = {"tenpy": "physics-tenpy", "qiskit_aer": "qiskit-aer"}
+"""Import names whose distribution (for the version) is named otherwise."""
+DOC_SUFFIXES = (".md", ".rst", ".txt")
+_SKIPPED_PARTS = {"test", "tests", "testing", "examples", "benchmarks"}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable piece of documentation and where it comes from."""
+
+    id: str
+    text: str
+    package: str
+    version: str
+    qualname: str
+    kind: str
+    source: str
+    """the source file, as ``package:relative/path``: the unit of incremental rebuilds"""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to harvest, with the digest that decides whether it must be re-embedded."""
+
+    package: str
+    version: str
+    root: Path
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return f"{self.package}:{self.path.relative_to(self.root).as_posix()}"
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.path.read_bytes() + CHUNKER_VERSION.encode()).hexdigest()
+
+
+def _package_root(package: str) -> Path | None:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _harvested(relative: Path) -> bool:
+    """Test and example folders are skipped; underscore modules are kept, because libraries such as
+    NetKet implement their public API there (netket/operator/_ising.py) and re-export it."""
+    return not any(part in _SKIPPED_PARTS or part == "__pycache__" for part in relative.parts)
+
+
+def package_files(package: str) -> list[SourceFile]:
+    """The modules and documentation files of an installed package (none if it is not installed)."""
+    root = _package_root(package)
+    if root is None:
+        return []
+    version = _version(DISTRIBUTIONS.get(package, package))
+    files = [path for path in sorted(root.rglob("*"))
+             if path.is_file() and (path.suffix == ".py" or path.suffix in DOC_SUFFIXES)
+             and _harvested(path.relative_to(root))]
+    return [SourceFile(package, version, root, path) for path in files]
+
+
+def backend_files(backend: str) -> list[SourceFile]:
+    return [file for package in BACKEND_PACKAGES[backend] for file in package_files(package)]
+
+
+def library_files(project_root: Path) -> list[SourceFile]:
+    """Our own verifier library: the known-good background functions an Author may compose."""
+    root = project_root / "verifiers"
+    version = _version("physvec")
+    return [SourceFile("physvec", version, root.parent, path) for path in sorted((root / "library").glob("*.py"))]
+
+
+def _module_name(file: SourceFile) -> str:
+    relative = file.path.relative_to(file.root).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([file.package, *parts] if file.package != "physvec" else parts)
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    arguments = ast.unparse(node.args)
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    return f"({arguments}){returns}"
+
+
+def _parts(header: str, body: str) -> Iterator[str]:
+    """The header, then the body in pieces that keep each chunk under CHUNK_CHARS."""
+    room = max(200, CHUNK_CHARS - len(header) - 1)
+    body = " ".join(body.split())
+    pieces = [body[start:start + room] for start in range(0, len(body), room)] or [""]
+    for piece in pieces[:MAX_PARTS]:
+        yield f"{header}\n{piece}".strip()
+
+
+def _items(tree: ast.Module, module: str) -> Iterator[tuple[str, str, str, str]]:
+    """(qualified name, kind, signature line, docstring) of the module and its public API."""
+    docstring = ast.get_docstring(tree)
+    if docstring:
+        yield module, "module", f"module {module}", docstring
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            yield f"{module}.{node.name}", "function", f"def {module}.{node.name}{_signature(node)}", \
+                ast.get_docstring(node) or ""
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            init = next((child for child in node.body if isinstance(child, ast.FunctionDef)
+                         and child.name == "__init__"), None)
+            signature = _signature(init).replace("(self, ", "(").replace("(self)", "()") if init else "()"
+            yield f"{module}.{node.name}", "class", f"class {module}.{node.name}{signature}", \
+                ast.get_docstring(node) or ""
+            for child in node.body:
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and not child.name.startswith("_") \
+                        and ast.get_docstring(child):
+                    yield f"{module}.{node.name}.{child.name}", "method", \
+                        f"def {module}.{node.name}.{child.name}{_signature(child)}", ast.get_docstring(child) or ""
+
+
+def _chunk_id(file: SourceFile, qualname: str, part: int) -> str:
+    return hashlib.sha1(f"{file.key}|{qualname}|{part}".encode()).hexdigest()
+
+
+def chunks_of(file: SourceFile) -> list[Chunk]:
+    """Every chunk of one source file (empty for a file that does not parse)."""
+    text = file.path.read_text(encoding="utf-8", errors="replace")
+    chunks: list[Chunk] = []
+    if file.path.suffix in DOC_SUFFIXES:
+        name = f"{file.package}/{file.path.relative_to(file.root).as_posix()}"
+        paragraphs = [p for p in text.split("\n\n") if p.strip()]
+        buffer, index = "", 0
+        for paragraph in paragraphs + [""]:
+            if buffer and (not paragraph or len(buffer) + len(paragraph) > CHUNK_CHARS - 80):
+                chunks.append(Chunk(_chunk_id(file, name, index), f"[{file.package} {file.version}] {name}\n{buffer}",
+                                    file.package, file.version, name, "document", file.key))
+                buffer, index = "", index + 1
+            buffer = f"{buffer}\n\n{paragraph}".strip()[:CHUNK_CHARS - 80]
+        return chunks
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    seen: set[str] = set()
+    for qualname, kind, signature, docstring in _items(tree, _module_name(file)):
+        if qualname in seen:  # an overload or a conditional redefinition: the first one documents it
+            continue
+        seen.add(qualname)
+        header = f"[{file.package} {file.version}] {kind} {signature}"
+        for part, body in enumerate(_parts(header[:CHUNK_CHARS - 200], docstring)):
+            chunks.append(Chunk(_chunk_id(file, qualname, part), body, file.package, file.version, qualname, kind,
+                                file.key))
+    return chunks
