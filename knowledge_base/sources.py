@@ -21,7 +21,7 @@ from pathlib import Path
 CHUNK_CHARS = 750
 MAX_PARTS = 3
 """Long docstrings contribute their first parts only: the summary and parameters come first."""
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"
 BACKEND_PACKAGES = {"qiskit": ("qiskit", "qiskit_aer"), "netket": ("netket",), "tenpy": ("tenpy",),
                     "pyscf": ("pyscf",)}
 DISTRIBUTIONS = {"tenpy": "physics-tenpy", "qiskit_aer": "qiskit-aer"}
@@ -177,7 +177,7 @@ def chunks_of(file: SourceFile) -> list[Chunk]:
         if qualname in seen:  # an overload or a conditional redefinition: the first one documents it
             continue
         seen.add(qualname)
-        header = f"[{file.package} {file.version}] {kind} {signature}"
+        header = f"[{file.package} {file.version}] {signature}"
         for part, body in enumerate(_parts(header[:CHUNK_CHARS - 200], docstring)):
             chunks.append(Chunk(_chunk_id(file, qualname, part), body, file.package, file.version, qualname, kind,
                                 file.key))

@@ -20,6 +20,7 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # onnxruntime, imported by 
 
 import bm25s  # noqa: E402
 import chromadb  # noqa: E402
+from chromadb.api.types import EmbeddingFunction  # noqa: E402
 from chromadb.config import Settings  # noqa: E402
 
 from knowledge_base.embedding import IdentifierHashEmbedding, words  # noqa: E402
@@ -27,10 +28,15 @@ from knowledge_base.sources import Chunk, SourceFile, chunks_of  # noqa: E402
 
 COLLECTION = "documentation"
 MANIFEST = "manifest.json"
+CONFIG = "config.json"
+EMBEDDINGS = ("hash", "minilm")
+DEFAULT_MODES: dict[str, Mode] = {"hash": "lexical", "minilm": "hybrid"}
+"""The query mode measured best per embedding (benchmarks/retrieval_quality.py, closing note of issue 5)."""
 BM25_DIR = "bm25"
 FUSION_K = 60
 """Reciprocal-rank-fusion constant: a document's score is the sum of 1 / (FUSION_K + rank) over rankings."""
 Mode = Literal["hybrid", "dense", "lexical"]
+
 Progress = Callable[[int, int, str], None]
 """(files done, files in all, current file key)."""
 
@@ -73,17 +79,42 @@ class BuildReport:
     total_chunks: int
 
 
-class KnowledgeBase:
-    """One store folder: the chromadb database, the BM25 index and the manifest."""
+def _embedding_function(name: str) -> EmbeddingFunction:
+    if name == "minilm":
+        from knowledge_base.minilm import MiniLMEmbedding
 
-    def __init__(self, path: Path | None = None) -> None:
+        return MiniLMEmbedding()
+    return IdentifierHashEmbedding()
+
+
+class KnowledgeBase:
+    """One store folder: the chromadb database, the BM25 index, the manifest and the embedding's name.
+
+    A store keeps the embedding it was built with; asking for another one is an error (the vectors
+    would not be comparable), so a second embedding gets a second folder.
+    """
+
+    def __init__(self, path: Path | None = None, embedding: str | None = None) -> None:
         self.path = Path(path or default_path())
         self.path.mkdir(parents=True, exist_ok=True)
+        config_file = self.path / CONFIG
+        built_with = json.loads(config_file.read_text())["embedding"] if config_file.is_file() else None
+        if embedding is not None and embedding not in EMBEDDINGS:
+            raise ValueError(f"unknown embedding {embedding!r}: use one of {', '.join(EMBEDDINGS)}")
+        if built_with and embedding and embedding != built_with:
+            raise ValueError(f"the store in {self.path} was built with the {built_with} embedding; "
+                             f"use another --path for {embedding}")
+        self.embedding = built_with or embedding or "hash"
+        config_file.write_text(json.dumps({"embedding": self.embedding}))
         self._client = chromadb.PersistentClient(path=str(self.path / "chroma"),
                                                  settings=Settings(anonymized_telemetry=False))
         self._collection = self._client.get_or_create_collection(
-            COLLECTION, embedding_function=IdentifierHashEmbedding(), metadata={"hnsw:space": "cosine"})
-        self._bm25: tuple[bm25s.BM25, list[str]] | None = None
+            COLLECTION, embedding_function=_embedding_function(self.embedding), metadata={"hnsw:space": "cosine"})
+        self._bm25: tuple[bm25s.BM25, list[list[str]]] | None = None
+
+    @property
+    def default_mode(self) -> Mode:
+        return DEFAULT_MODES[self.embedding]
 
     def _manifest(self) -> dict[str, str]:
         path = self.path / MANIFEST
@@ -160,12 +191,13 @@ class KnowledgeBase:
         ranked = [entries[index] for index, score in zip(documents[0], scores[0]) if score > 0]
         return [chunk_id for chunk_id, package in ranked if not packages or package in packages][:n]
 
-    def query(self, text: str, k: int = 5, mode: Mode = "hybrid", packages: Sequence[str] | None = None
+    def query(self, text: str, k: int = 5, mode: Mode | None = None, packages: Sequence[str] | None = None
               ) -> list[Snippet]:
         """The k best documented items for ``text`` (from ``packages`` only, if given): dense, lexical,
-        or both fused by reciprocal rank."""
+        or both fused by reciprocal rank (default: the mode measured best for the store's embedding)."""
         if not self.count():
             return []
+        mode = mode or self.default_mode
         pool = max(50, 4 * k)
         rankings = ([self._dense_ids(text, pool, packages)] if mode != "lexical" else []) \
             + ([self._lexical_ids(text, pool, packages)] if mode != "dense" else [])

