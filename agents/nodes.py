@@ -17,9 +17,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agents.library_proposer import SpecNotCovered, compose_script
 from agents.paper import read_paper_text
+from agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
 from agents.prompts import (
-    adapter_messages, author_messages, function_repair_messages, repair_messages, rubric_judge_messages,
-    unit_glue_messages,
+    adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
+    rubric_judge_messages, unit_glue_messages,
 )
 from agents.replies import InvalidModelReply, extract_script
 from agents.state import PipelineState, RunContext, Status
@@ -35,7 +36,7 @@ from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
 from verifiers.final_judge import judge_run
 from verifiers.programming import GlueWriter, ProgrammingVerifier, programming_metrics
-from verifiers.programming.contract import ElementFunction
+from verifiers.programming.contract import ElementFunction, analyse_script
 from verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from verifiers.protocol import Subject, Verifier
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
@@ -46,19 +47,44 @@ from verifiers.scientific.rubric import ProseJudge
 Update = dict[str, Any]
 STAGES = ("programming", "scientific", "convergence", "domain_checks")
 RETRIEVAL_FILE = "retrieval.json"
+PLAN_FILE = "plan.json"
+
+
+def _author_plan(ctx: RunContext, paper_text: str, step: int) -> AuthorPlan | None:
+    """Ask the Author for its structured plan; each unusable reply is recorded and answered once."""
+    messages = plan_messages(ctx.task.task, paper_text, MAX_QUERIES)
+    for attempt in range(ctx.task.task.limits.author_attempts):
+        reply = ctx.client.ask("author_plan", messages, node="plan", step=step)
+        try:
+            return parse_plan(reply)
+        except InvalidModelReply as error:
+            ctx.transcript.append(EventType.INVALID_MODEL_REPLY, node="plan", step=step, role="author_plan",
+                                  attempt=attempt + 1, problem=str(error))
+            messages = [*messages, AIMessage(reply), HumanMessage(f"{error}. Reply with the JSON plan only.")]
+    return None
 
 
 def plan(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """Extract the paper's text and record what is to be reproduced under which limits."""
+    """Extract the paper's text, record what is to be reproduced under which limits, and (with a model
+    and ``limits.author_plan``) have the Author write its structured plan."""
     text = read_paper_text(ctx.task.paper)
     (ctx.run.path / "paper.txt").write_text(text, encoding="utf-8")
     task = ctx.task.task
+    author_plan = _author_plan(ctx, text, step) if task.limits.author_plan and ctx.language_model else None
+    if author_plan is not None:
+        (ctx.run.path / PLAN_FILE).write_text(author_plan.model_dump_json(indent=1), encoding="utf-8")
     ctx.transcript.append(
         EventType.PLAN, node="plan", step=step, backend=task.backend, target=task.target.model_dump(),
         paper_chars=len(text), limits=task.limits.model_dump(),
         assertions=0 if ctx.task.assertions is None else len(ctx.task.assertions.assertions),
+        author_plan=author_plan.model_dump() if author_plan else None,
     )
     return {"status": Status.RUNNING, "programming_iteration": 0, "scientific_iteration": 0, "certificates": {}}
+
+
+def _saved_plan(ctx: RunContext) -> AuthorPlan | None:
+    path = ctx.run.path / PLAN_FILE
+    return AuthorPlan.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def retrieve(state: PipelineState, ctx: RunContext, step: int) -> Update:
@@ -70,8 +96,11 @@ def retrieve(state: PipelineState, ctx: RunContext, step: int) -> Update:
         return {}
     kb = KnowledgeBase(ctx.knowledge_base)
     spec = f"{task.spec.model} {task.spec.lattice} {task.spec.method}" if task.spec else None
+    author_plan = _saved_plan(ctx)
+    queries = (author_plan.queries if author_plan else []) + task_queries(task.request, task.target.figure,
+                                                                          task.backend, spec)
     found: list[dict[str, Any]] = []
-    for query in task_queries(task.request, task.target.figure, task.backend, spec):
+    for query in queries:
         snippets = retrieve_snippets(kb, query, task.backend)
         ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="ok", query=query,
                               summary=summary(snippets), sources=[snippet_record(s) for s in snippets])
@@ -85,16 +114,28 @@ def _documentation(ctx: RunContext) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
-def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int) -> str | None:
-    """Ask until the reply holds a script; each unusable reply is recorded and answered once."""
+def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int,
+                    contract: bool = False) -> str | None:
+    """Ask until the reply holds a script (and, with ``contract``, one whose contract analysis finds no
+    breach); each unusable reply is recorded and answered once, within ``attempts`` rounds."""
     for attempt in range(attempts):
         reply = ctx.client.ask(role, messages, node=role, step=step)
         try:
-            return extract_script(reply)
+            script = extract_script(reply)
         except InvalidModelReply as error:
             ctx.transcript.append(EventType.INVALID_MODEL_REPLY, node=role, step=step, role=role,
-                                        attempt=attempt + 1, problem=str(error))
+                                  attempt=attempt + 1, problem=str(error))
             messages = [*messages, AIMessage(reply), HumanMessage(f"{error}. Reply with the whole script.")]
+            continue
+        breaches = analyse_script(script).breaches if contract else []
+        if not breaches or attempt == attempts - 1:
+            return script
+        problems = [f"{b.name}: {b.message}" for b in breaches]
+        ctx.transcript.append(EventType.AUTHOR_REFINEMENT, node=role, step=step, attempt=attempt + 1,
+                              breaches=problems)
+        messages = [*messages, AIMessage(reply), HumanMessage(
+            "The script breaks the contract:\n" + "\n".join(f"- {p}" for p in problems)
+            + "\nReply with the whole corrected script.")]
     return None
 
 
@@ -124,9 +165,10 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     if not ctx.language_model:
         return _library_author(ctx, step)
     paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
-    messages = author_messages(ctx.task.task, paper_text, _documentation(ctx))
-    script = _ask_for_script(ctx, "author", messages, step,
-                             ctx.task.task.limits.author_attempts)
+    author_plan = _saved_plan(ctx)
+    messages = author_messages(ctx.task.task, paper_text, _documentation(ctx),
+                               author_plan.model_dump() if author_plan else None)
+    script = _ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
     if script is None:
         return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}
     return _save_script(ctx, "author", step, 1, script)

@@ -129,6 +129,15 @@ def _physvec_parser() -> argparse.ArgumentParser:
     new_task.add_argument("--dir", type=Path, default=Path("."), help="parent folder of the new task folder")
     new_task.add_argument("--backend", default="tenpy", choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
     kb_cli.add_parser(commands)
+    library = commands.add_parser("library", help="grow the verifier library with model-proposed functions")
+    library_commands = library.add_subparsers(dest="library_command", required=True)
+    library_build = library_commands.add_parser("build", help="propose, unit-test in the sandbox, keep what passes")
+    library_build.add_argument("--backend", required=True, choices=["qiskit", "netket", "tenpy", "pyscf"])
+    library_build.add_argument("--request", required=True, help="what functions to propose, in words")
+    library_build.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
+    library_build.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    library_build.add_argument("--out", type=Path, default=Path("verifiers/library/contrib"),
+                               help="where accepted functions and the build log go")
     bench = commands.add_parser("bench", help="print performance figures")
     bench.add_argument("suite", choices=["programming"])
     bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
@@ -207,6 +216,30 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
     return 0
 
 
+def _library_build(arguments: argparse.Namespace) -> int:
+    from agents.library_builder import build
+
+    spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
+    if not spec or spec == LIBRARY_SPEC:
+        _errors.print("physvec: library build needs a language model: pass --model SPEC or set PHYSVEC_MODEL")
+        return EXIT_BAD_INPUT
+    try:
+        model = make_chat_model(spec, ProviderSettings(base_url=arguments.base_url))
+    except ModelSpecError as error:
+        _errors.print(f"physvec: {error}")
+        return EXIT_BAD_INPUT
+    with tempfile.TemporaryDirectory(prefix="physvec-library-") as workdir:
+        decisions = build(model, arguments.backend, arguments.request, arguments.out, Path(workdir))
+    table = Table(title=f"library build ({arguments.backend})")
+    for column in ("function", "role", "kept", "reason"):
+        table.add_column(column)
+    for decision in decisions:
+        table.add_row(decision.function, decision.role or "", "yes" if decision.accepted else "no", decision.reason)
+    Console().print(table)
+    print(f"accepted functions: {arguments.out / (arguments.backend + '.py')}; log: {arguments.out / 'build_log.jsonl'}")
+    return 0
+
+
 def physvec_main(argv: list[str] | None = None) -> int:
     arguments = _physvec_parser().parse_args(argv)
     if arguments.command == "validate":
@@ -229,6 +262,8 @@ def physvec_main(argv: list[str] | None = None) -> int:
         return 0
     if arguments.command == "kb":
         return kb_cli.run(arguments)
+    if arguments.command == "library":
+        return _library_build(arguments)
     if arguments.command == "schemas":
         for path in export_schemas(arguments.out):
             print(path)

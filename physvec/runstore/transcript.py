@@ -30,6 +30,7 @@ class EventType(StrEnum):
     INFRASTRUCTURE_FAULT = "infrastructure_fault"
     INVALID_MODEL_REPLY = "invalid_model_reply"
     LIBRARY_PROPOSAL = "library_proposal"
+    AUTHOR_REFINEMENT = "author_refinement"
     SCRIPT_WRITTEN = "script_written"
     REPAIR_EDITS = "repair_edits"
     SANDBOX_RUN = "sandbox_run"

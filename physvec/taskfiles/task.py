@@ -76,7 +76,11 @@ class Limits(StrictModel):
 
     programming_iterations: NonNegativeInt = 8
     scientific_iterations: NonNegativeInt = 5
-    author_attempts: PositiveInt = 3
+    author_attempts: PositiveInt = Field(3, description="rounds for the Author's plan and for a first script "
+                                                        "that keeps the script contract")
+    author_plan: bool = Field(True, description="the Author first writes a structured plan (system, "
+                                                "Hamiltonian, parameters with their place in the paper, method, "
+                                                "observables, what is scaled down, documentation queries)")
     rubric_votes: NonNegativeInt = Field(3, description="model votes per prose rubric leaf, at rising temperature "
                                                        "(0: prose leaves stay unjudged)")
     unit_glue: bool = Field(True, description="ask the model for argument glue when no background function "

@@ -129,18 +129,20 @@ def _script_line(error: BaseException) -> int | None:
 
 def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_params: dict[str, Any],
                   report: str = "unit_report.json",
-                  glue: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+                  glue: Callable[[dict[str, Any]], dict[str, Any]] | None = None, pipeline: str | None = None) -> None:
     """Run ``function`` in place of the background step of its role and write the judgement's facts.
 
     Only the steps before its role run: they make its inputs.  Whether later functions can consume
     its output is an interface question that the integration levels answer.  ``glue`` (written by a
     model when the background cannot make an input) adds values to the namespace; it never replaces
-    the function under test.
+    the function under test.  ``pipeline`` names the background to use instead of the one sharing most
+    of the script's PARAMS.
     """
-    from verifiers.library import best_pipeline, call_with_namespace
+    from verifiers.library import best_pipeline, call_with_namespace, pipelines_for
 
     started = time.monotonic()
-    pipeline = best_pipeline(backend, script_params)
+    pipeline = next((p for p in pipelines_for(backend) if p.name == pipeline), None) if pipeline \
+        else best_pipeline(backend, script_params)
     namespace: dict[str, Any] = dict(pipeline.params) if pipeline else {}
     steps = list(pipeline.steps) if pipeline else []
     position = next((i for i, step in enumerate(steps) if step.role == role), len(steps))

@@ -66,9 +66,11 @@ def _lines(source: str, node: ast.stmt) -> list[str]:
 GLUE_FUNCTION = "glue_arguments"
 
 
-def unit_test_program(contract: ScriptContract, function: ElementFunction, backend: str, glue: str | None = None) -> str:
+def unit_test_program(contract: ScriptContract, function: ElementFunction, backend: str, glue: str | None = None,
+                      pipeline: str | None = None) -> str:
     """The test program for ``function``: the script's imports and the function at their own lines,
-    then the helpers it uses, then any glue, then the call into the harness."""
+    then the helpers it uses, then any glue, then the call into the harness (in the named background
+    ``pipeline``, or the one matching the script's PARAMS)."""
     source, tree = contract.analysed_source, contract.tree
     node = _top_level(tree)[function.name]
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -85,10 +87,11 @@ def unit_test_program(contract: ScriptContract, function: ElementFunction, backe
         lines += _lines(source, dependency) + [""]
     if glue is not None:
         lines += glue.splitlines() + [""]
+    options = (f", glue={GLUE_FUNCTION}" if glue is not None else "") + (f", pipeline={pipeline!r}" if pipeline else "")
     lines += [
         "from verifiers.programming.harness import run_unit_test",
         f"run_unit_test({function.name}, {function.role!r}, {backend!r}, {contract.params or {}!r}, {REPORT_FILE!r}"
-        + (f", glue={GLUE_FUNCTION})" if glue is not None else ")"),
+        f"{options})",
     ]
     return "\n".join(lines) + "\n"
 

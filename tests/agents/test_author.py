@@ -1,0 +1,55 @@
+"""The Author agent with a scripted model: a structured plan, retrieval of its queries, and a first
+script refined until the contract analysis passes; every rendered prompt is in the transcript."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from knowledge_base.sources import library_files
+from knowledge_base.store import KnowledgeBase
+from physvec.runstore.transcript import EventType, read_events
+from tests.agents.test_pipeline import reproduce, set_limits
+from tests.support.scripted import GOOD_SCRIPT, variant, write_replies
+from verifiers.programming.contract import analyse_script
+
+PLAN = {
+    "system": "open spin-1/2 Heisenberg chain of four sites",
+    "hamiltonian": "H = J sum_i S_i . S_{i+1}, S = sigma/2",
+    "parameters": [{"name": "L", "value": 4, "source": "Eq. 1"}, {"name": "J", "value": 1.0, "source": "Eq. 1"}],
+    "method": "exact diagonalisation with numpy",
+    "observables": ["ground-state energy"],
+    "scaled_down": "nothing",
+    "queries": ["background Hamiltonian of a Heisenberg chain", "library pipeline of a transverse field Ising chain"],
+}
+# the run_ function computes the spectrum itself instead of calling an element function
+BREACHING = variant('    levels = observable_spectrum(hamiltonian_heisenberg(params["L"], params["J"]))',
+                    '    levels = np.linalg.eigvalsh(hamiltonian_heisenberg(params["L"], params["J"]))')
+
+
+def test_the_author_plans_retrieves_and_refines_until_the_contract_holds(tiny_task, runs_dir, tmp_path, monkeypatch):
+    assert analyse_script(BREACHING).breaches and not analyse_script(GOOD_SCRIPT).breaches
+    store = tmp_path / "kb"
+    KnowledgeBase(store).build(library_files(Path(__file__).resolve().parents[2]))
+    monkeypatch.setenv("PHYSVEC_KB", str(store))
+    set_limits(tiny_task, author_plan=True)
+    plan_reply = "Plan:\n```json\n" + json.dumps(PLAN) + "\n```\n"
+    replies = write_replies(tmp_path / "r.json", "I would rather start coding.", plan_reply, BREACHING, GOOD_SCRIPT)
+    code, run = reproduce(tiny_task, replies, runs_dir)
+    assert code == 0
+    events = list(read_events(run.transcript_file))
+    (invalid,) = [e for e in events if e.type is EventType.INVALID_MODEL_REPLY]
+    assert invalid.data["role"] == "author_plan" and "not JSON" in invalid.data["problem"]
+    (plan,) = [e for e in events if e.type is EventType.PLAN]
+    assert plan.data["author_plan"]["system"] == PLAN["system"]
+    assert json.loads((run.path / "plan.json").read_text())["queries"] == PLAN["queries"]
+    retrievals = {e.data["query"]: e.data for e in events if e.type is EventType.RETRIEVAL}
+    for query in PLAN["queries"]:
+        assert retrievals[query]["summary"] and retrievals[query]["sources"], query
+    (refinement,) = [e for e in events if e.type is EventType.AUTHOR_REFINEMENT]
+    assert any("run_ground_state" in breach for breach in refinement.data["breaches"])
+    assert (run.path / "scripts" / "v01.py").read_text() == GOOD_SCRIPT, "the refined script is version 1"
+    calls = [e for e in events if e.type is EventType.MODEL_CALL]
+    assert [c.data["role"] for c in calls] == ["author_plan", "author_plan", "author", "author"]
+    assert all(c.data["prompt"] for c in calls), "every rendered prompt is recorded"
+    assert "Your plan" in json.dumps(calls[2].data["prompt"]) and "contract" in json.dumps(calls[3].data["prompt"])
