@@ -54,9 +54,19 @@ def embed(text: str, dimensions: int = DIMENSIONS) -> np.ndarray:
     return vector / norm if norm else vector
 
 
+class CosineEmbedding(EmbeddingFunction[Documents]):
+    """Unit vectors, compared by cosine: what every embedding of the knowledge base returns."""
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine"]
+
+
 @register_embedding_function
-class IdentifierHashEmbedding(EmbeddingFunction[Documents]):
-    """chromadb embedding function over ``embed``; cosine space."""
+class IdentifierHashEmbedding(CosineEmbedding):
+    """chromadb embedding function over ``embed``."""
 
     def __init__(self, dimensions: int = DIMENSIONS) -> None:
         self.dimensions = dimensions
@@ -67,12 +77,6 @@ class IdentifierHashEmbedding(EmbeddingFunction[Documents]):
     @staticmethod
     def name() -> str:
         return "physvec-identifier-hash"
-
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine"]
 
     def get_config(self) -> dict[str, Any]:
         return {"dimensions": self.dimensions}

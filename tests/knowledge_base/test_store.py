@@ -88,3 +88,13 @@ def test_installed_packages_are_harvested_from_source_without_importing_them():
     dmrg = next(f for f in files if f.key == "tenpy:algorithms/dmrg.py")
     assert "tenpy.algorithms.dmrg.run" in {chunk.qualname for chunk in chunks_of(dmrg)}
     assert not any("/tests/" in f.key for f in files)
+
+
+def test_a_store_keeps_the_embedding_it_was_built_with(tmp_path):
+    kb = KnowledgeBase(tmp_path / "store")
+    assert kb.embedding == "hash" and kb.default_mode == "lexical"
+    assert KnowledgeBase(tmp_path / "store").embedding == "hash"
+    with pytest.raises(ValueError, match="built with the hash embedding"):
+        KnowledgeBase(tmp_path / "store", "minilm")
+    with pytest.raises(ValueError, match="unknown embedding"):
+        KnowledgeBase(tmp_path / "other", "word2vec")
