@@ -14,17 +14,14 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from knowledge_base.sources import Chunk, SourceFile, chunks_of
+from knowledge_base.terms import words
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # onnxruntime, imported by chromadb, phones home otherwise
-
-import bm25s  # noqa: E402
-import chromadb  # noqa: E402
-from chromadb.api.types import EmbeddingFunction  # noqa: E402
-from chromadb.config import Settings  # noqa: E402
-
-from knowledge_base.embedding import IdentifierHashEmbedding, words  # noqa: E402
-from knowledge_base.sources import Chunk, SourceFile, chunks_of  # noqa: E402
+# chromadb and bm25s are imported where a store is opened: they take seconds, and `reproduce` without a
+# built store never needs them
 
 COLLECTION = "documentation"
 MANIFEST = "manifest.json"
@@ -79,11 +76,13 @@ class BuildReport:
     total_chunks: int
 
 
-def _embedding_function(name: str) -> EmbeddingFunction:
+def _embedding_function(name: str) -> Any:
     if name == "minilm":
         from knowledge_base.minilm import MiniLMEmbedding
 
         return MiniLMEmbedding()
+    from knowledge_base.embedding import IdentifierHashEmbedding
+
     return IdentifierHashEmbedding()
 
 
@@ -106,11 +105,14 @@ class KnowledgeBase:
                              f"use another --path for {embedding}")
         self.embedding = built_with or embedding or "hash"
         config_file.write_text(json.dumps({"embedding": self.embedding}))
+        import chromadb
+        from chromadb.config import Settings
+
         self._client = chromadb.PersistentClient(path=str(self.path / "chroma"),
                                                  settings=Settings(anonymized_telemetry=False))
         self._collection = self._client.get_or_create_collection(
             COLLECTION, embedding_function=_embedding_function(self.embedding), metadata={"hnsw:space": "cosine"})
-        self._bm25: tuple[bm25s.BM25, list[list[str]]] | None = None
+        self._bm25: tuple[Any, list[list[str]]] | None = None
 
     @property
     def default_mode(self) -> Mode:
@@ -158,6 +160,8 @@ class KnowledgeBase:
                                          "kind": c.kind, "source": c.source} for c in chunks])
 
     def _index_lexical(self) -> None:
+        import bm25s
+
         everything = self._collection.get(include=["documents", "metadatas"])
         retriever = bm25s.BM25()
         retriever.index([lexical_terms(document) for document in everything["documents"]] or [["<empty>"]],
@@ -167,8 +171,10 @@ class KnowledgeBase:
         (self.path / BM25_DIR / "ids.json").write_text(json.dumps(entries))
         self._bm25 = (retriever, entries)
 
-    def _lexical(self) -> tuple[bm25s.BM25, list[list[str]]]:
+    def _lexical(self) -> tuple[Any, list[list[str]]]:
         if self._bm25 is None:
+            import bm25s
+
             retriever = bm25s.BM25.load(str(self.path / BM25_DIR))
             self._bm25 = (retriever, json.loads((self.path / BM25_DIR / "ids.json").read_text()))
         return self._bm25

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_base.embedding import embed, words
+from knowledge_base.terms import embed, words
 from knowledge_base.sources import SourceFile, chunks_of, package_files
 from knowledge_base.store import KnowledgeBase
 
