@@ -37,7 +37,7 @@ def test_a_composed_script_keeps_the_contract_and_the_specs_parameters():
 
 
 @pytest.mark.parametrize(("change", "problem"), [
-    ({"method": "tebd"}, "covers heisenberg/chain/dmrg, trapped_hubbard/chain/dmrg"),
+    ({"method": "tebd"}, "covers heisenberg/chain/dmrg, transverse_field_ising/chain/dmrg, trapped_hubbard/chain/dmrg"),
     ({"parameters": {k: v for k, v in HUBBARD.parameters.items() if k != "N_up"}}, "lacks N_up"),
     ({"parameters": {**HUBBARD.parameters, "V": 1.0}}, "V, which no function of trapped_hubbard_chain reads"),
     ({"observables": ["energy", "psi"]}, "psi are not results"),

@@ -1,8 +1,10 @@
-"""TeNPy backgrounds: the open spin-1/2 Heisenberg chain, and the trapped attractive Hubbard chain.
+"""TeNPy backgrounds: the open spin-1/2 Heisenberg chain, the transverse-field Ising chain, and the
+trapped attractive Hubbard chain.
 
 Spin operators are S = sigma/2 (TeNPy's SpinChain): E0(L=6) = -2.4935771338879 (exact diagonalisation).
 TeNPy's FermiHubbardChain adds -mu_i n_i, so the trap V_i = (4 A / L^2)(i - (L - 1)/2)^2 enters as
-mu_i = -V_i.  Both are checked against exact diagonalisation in tests/verifiers/library/.
+mu_i = -V_i.  TeNPy's TFIChain is H = -J sum X_i X_{i+1} - g sum Z_i in Pauli operators.  All are checked
+against exact diagonalisation in tests/verifiers/library/.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import numpy as np
 from tenpy.algorithms import dmrg
 from tenpy.models.hubbard import FermiHubbardChain
 from tenpy.models.spins import SpinChain
+from tenpy.models.tf_ising import TFIChain
 from tenpy.networks.mps import MPS
 
 from verifiers.library import BackgroundPipeline, BackgroundStep
@@ -25,7 +28,7 @@ def initialstate_neel(model: SpinChain) -> MPS:
     return MPS.from_product_state(model.lat.mps_sites(), ["up", "down"] * (L // 2), bc="finite")
 
 
-def effector_dmrg(psi: MPS, model: SpinChain | FermiHubbardChain, chi_max: int, svd_min: float,
+def effector_dmrg(psi: MPS, model: SpinChain | TFIChain | FermiHubbardChain, chi_max: int, svd_min: float,
                   max_sweeps: int) -> float:
     """Two-site DMRG with a mixer; ``psi`` becomes the ground state, the energy is returned."""
     options = {"mixer": True, "max_sweeps": max_sweeps, "trunc_params": {"chi_max": chi_max, "svd_min": svd_min}}
@@ -34,6 +37,18 @@ def effector_dmrg(psi: MPS, model: SpinChain | FermiHubbardChain, chi_max: int, 
 
 def observable_sz_profile(psi: MPS) -> list[float]:
     return [float(value) for value in psi.expectation_value("Sz")]
+
+
+def hamiltonian_tfi_chain(L: int, J: float, g: float) -> TFIChain:
+    return TFIChain({"L": L, "J": J, "g": g, "bc_MPS": "finite", "conserve": None})
+
+
+def initialstate_all_up(model: TFIChain) -> MPS:
+    return MPS.from_product_state(model.lat.mps_sites(), ["up"] * model.lat.N_sites, bc="finite")
+
+
+def observable_sigmaz_profile(psi: MPS) -> list[float]:
+    return [float(value) for value in psi.expectation_value("Sigmaz")]
 
 
 def lattice_harmonic_trap(L: int, A: float) -> np.ndarray:
@@ -71,6 +86,18 @@ HEISENBERG_CHAIN = BackgroundPipeline(
     ),
 )
 
+TFI_CHAIN = BackgroundPipeline(
+    backend="tenpy", name="tfi_chain",
+    model="transverse_field_ising", lattice="chain", method="dmrg",
+    params={"L": 8, "J": 1.0, "g": 0.5, "chi_max": 32, "svd_min": 1e-10, "max_sweeps": 10},
+    steps=(
+        BackgroundStep("hamiltonian", hamiltonian_tfi_chain, "model"),
+        BackgroundStep("initialstate", initialstate_all_up, "psi"),
+        BackgroundStep("effector", effector_dmrg, "energy"),
+        BackgroundStep("observable", observable_sigmaz_profile, "sigmaz"),
+    ),
+)
+
 TRAPPED_HUBBARD_CHAIN = BackgroundPipeline(
     backend="tenpy", name="trapped_hubbard_chain",
     model="trapped_hubbard", lattice="chain", method="dmrg",
@@ -85,4 +112,4 @@ TRAPPED_HUBBARD_CHAIN = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (HEISENBERG_CHAIN, TRAPPED_HUBBARD_CHAIN)
+PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN)

@@ -27,6 +27,7 @@ def test_a_script_is_matched_to_the_pipeline_sharing_most_of_its_parameters():
     hubbard = {"L": 8, "t": 1.0, "U": -4.0, "A": 2.0, "N_up": 4, "N_down": 4, "chi_max": 64, "max_sweeps": 10}
     assert best_pipeline("tenpy", hubbard).name == "trapped_hubbard_chain"
     assert best_pipeline("tenpy", {"L": 8, "J": 1.0, "chi_max": 32, "max_sweeps": 10}).name == "heisenberg_chain"
+    assert best_pipeline("tenpy", {"L": 8, "J": 1.0, "g": 0.5, "chi_max": 32}).name == "tfi_chain"
     assert best_pipeline("itensors", hubbard) is None and pipelines_for("itensors") == ()
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.hubbard_exact import exact_ground_state
 from verifiers.library.tenpy_background import (
-    HEISENBERG_CHAIN, TRAPPED_HUBBARD_CHAIN, hamiltonian_trapped_hubbard, initialstate_fermions,
+    HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, hamiltonian_trapped_hubbard, initialstate_fermions,
     lattice_harmonic_trap,
 )
 
@@ -28,6 +28,26 @@ def test_the_heisenberg_pipeline_finds_the_exact_ground_state():
     assert namespace["energy"] == pytest.approx(heisenberg_ground_energy(6, 1.0), abs=1e-8)
     assert namespace["energy"] == pytest.approx(-2.4935771338879, abs=1e-8)
     assert sum(namespace["sz"]) == pytest.approx(0.0, abs=1e-8), "the Neel start fixes Sz_total = 0"
+
+
+def tfi_ground_state(L: int, J: float, g: float) -> tuple[float, np.ndarray]:
+    """Dense ED of H = -J sum X_i X_{i+1} - g sum Z_i (open chain): energy and <Z_i>."""
+    x, z = np.array([[0.0, 1.0], [1.0, 0.0]]), np.diag([1.0, -1.0])
+
+    def site(op: np.ndarray, i: int) -> np.ndarray:
+        return np.kron(np.kron(np.eye(2**i), op), np.eye(2 ** (L - 1 - i)))
+
+    H = sum(-J * site(x, i) @ site(x, i + 1) for i in range(L - 1)) + sum(-g * site(z, i) for i in range(L))
+    energies, vectors = np.linalg.eigh(H)
+    ground = vectors[:, 0]
+    return float(energies[0]), np.array([ground @ site(z, i) @ ground for i in range(L)])
+
+
+def test_the_transverse_field_ising_pipeline_matches_exact_diagonalisation():
+    namespace = TFI_CHAIN.run()
+    energy, sigmaz = tfi_ground_state(8, 1.0, 0.5)
+    assert namespace["energy"] == pytest.approx(energy, abs=1e-8)
+    assert namespace["sigmaz"] == pytest.approx(sigmaz, abs=1e-5)
 
 
 def test_the_trap_is_zero_at_the_centre_and_A_times_one_minus_one_over_L_squared_at_the_ends():
