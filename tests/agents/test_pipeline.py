@@ -264,8 +264,11 @@ def test_resuming_a_finished_run_changes_nothing(tiny_task, runs_dir, tmp_path):
 def test_ctrl_c_stops_the_sandbox_at_once_and_says_how_to_resume(tiny_task, tmp_path):
     replies = write_replies(tmp_path / "r.json", SLOW_AND_BROKEN, GOOD_SCRIPT)
     runs_dir = tmp_path / "runs"
+    # a terminal's Ctrl-C reaches a process whose SIGINT is not ignored; a test runner started in the
+    # background (bash `&`) ignores SIGINT and its children inherit that, so the child restores it
     process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
+        [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
          str(tiny_task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
