@@ -64,6 +64,7 @@ def test_with_no_model_configured_a_task_with_a_spec_is_certified_and_replays_wi
     (proposal,) = [e for e in events if e.type is EventType.LIBRARY_PROPOSAL]
     assert proposal.data["pipeline"] == "tfim_trotter"
     assert json.loads((run.path / "results.json").read_text())["energy"] == pytest.approx(-3.0, abs=1e-3)
+    assert run.metadata()["metrics"]["unit_accuracy"] == 1.0, "plot_results too is tested on the pipeline's results"
     assert reproduce_main(["--replay", str(run.path), "--runs-dir", str(tmp_path / "replayed")]) == 0
     (replayed,) = list_runs(tmp_path / "replayed")
     assert replayed.metadata()["model"] == "library"

@@ -52,6 +52,11 @@ class BackgroundPipeline:
     def roles(self) -> list[str]:
         return [step.role for step in self.steps]
 
+    def results(self, namespace: dict[str, Any]) -> dict[str, Any]:
+        """What a run_ function of this pipeline would return: its effector and observable outputs."""
+        return {step.output: namespace[step.output] for step in self.steps
+                if step.role in ("effector", "observable") and step.output in namespace}
+
     def run(self, **overrides: Any) -> dict[str, Any]:
         """Every step in order with the pipeline's parameters updated by ``overrides``; the namespace."""
         namespace = {**self.params, **overrides}

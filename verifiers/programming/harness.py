@@ -157,6 +157,9 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
                 break
             namespace[step.output] = call_with_namespace(step.function, namespace)
             arguments, sources, unbound = bind_arguments(function, namespace, script_params)
+        if "results" in unbound and pipeline is not None:  # a plot_ function of a run_ function's results
+            namespace["results"] = pipeline.results(namespace)
+            arguments, sources, unbound = bind_arguments(function, namespace, script_params)
         if glue is not None:
             namespace.update(glue(dict(namespace)))
             arguments, sources, unbound = bind_arguments(function, namespace, script_params)
