@@ -28,7 +28,8 @@ MANIFEST = "manifest.json"
 CONFIG = "config.json"
 EMBEDDINGS = ("hash", "minilm")
 DEFAULT_MODES: dict[str, Mode] = {"hash": "lexical", "minilm": "hybrid"}
-"""The query mode measured best per embedding (benchmarks/retrieval_quality.py, closing note of issue 5)."""
+"""The query mode measured best per embedding by benchmarks/retrieval_quality.py (hit@5, 48 questions):
+hash store lexical 0.79, dense 0.75, hybrid 0.73; MiniLM alone 0.73, MiniLM fused with BM25 0.81."""
 BM25_DIR = "bm25"
 FUSION_K = 60
 """Reciprocal-rank-fusion constant: a document's score is the sum of 1 / (FUSION_K + rank) over rankings."""
