@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from physvec.taskfiles.task import ProposerSpec
-from verifiers.library import BackgroundPipeline, pipeline_for_spec, pipelines_for
+from verifiers.library import RESULT_ROLES, BackgroundPipeline, pipeline_for_spec, pipelines_for
 from verifiers.library.plots import plot_results
 
-_RESULT_ROLES = ("effector", "observable")
 
 
 class SpecNotCovered(ValueError):
@@ -58,7 +57,7 @@ def _check(spec: ProposerSpec, backend: str, pipeline: BackgroundPipeline | None
         problems.append(f"spec.parameters lacks {', '.join(missing)}")
     if unused := sorted(set(spec.parameters) - set(read)):
         problems.append(f"spec.parameters has {', '.join(unused)}, which no function of {pipeline.name} reads")
-    results = {step.output for step in pipeline.steps if step.role in _RESULT_ROLES}
+    results = {step.output for step in pipeline.steps if step.role in RESULT_ROLES}
     if unknown := [name for name in spec.observables if name not in results]:
         problems.append(f"spec.observables {', '.join(unknown)} are not results of {pipeline.name} "
                         f"(it returns {', '.join(sorted(results))})")

@@ -174,6 +174,11 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     return _save_script(ctx, "author", step, 1, script)
 
 
+def _certificate_name(stage: str, version: int) -> str:
+    """A certificate's file name in the run: its verifier stage and the script version it judged."""
+    return f"{stage}-v{version:02d}"
+
+
 def _stage_folder(version: int, stage: str) -> str:
     """The sandbox folder (under work/) of one verifier stage of one script version."""
     return f"v{version:02d}-{stage}"
@@ -187,7 +192,7 @@ def _verify(verifier: Verifier, state: PipelineState, ctx: RunContext, step: int
         executed_dir=Path(state["executed_dir"]) if state.get("executed_dir") else None,
     )
     certificate = verifier.verify(subject)
-    name = f"{verifier.name}-v{version:02d}"
+    name = _certificate_name(verifier.name, version)
     path = ctx.run.write_certificate(name, certificate)
     ctx.transcript.append(
         EventType.CERTIFICATE, node=verifier.name, step=step, verifier=verifier.name, version=version,
@@ -292,9 +297,9 @@ def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Upda
 
 def _current_certificates(state: PipelineState, ctx: RunContext, stages: tuple[str, ...]) -> dict[str, Certificate]:
     """The certificates of ``stages`` that judged the current script version (older ones are history)."""
-    suffix = f"-v{state.get('script_version', 0):02d}"
+    version = state.get("script_version", 0)
     return {stage: ctx.run.certificate(name) for stage, name in state.get("certificates", {}).items()
-            if stage in stages and name.endswith(suffix)}
+            if stage in stages and name == _certificate_name(stage, version)}
 
 
 def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:

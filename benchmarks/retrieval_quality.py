@@ -25,35 +25,21 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from knowledge_base.quality import Question, load_questions  # noqa: E402
-from knowledge_base.sources import BACKEND_PACKAGES, backend_files, library_files  # noqa: E402
-from knowledge_base.store import FUSION_K, KnowledgeBase  # noqa: E402
-
-BACKENDS = ("qiskit", "netket", "tenpy", "pyscf")
+from knowledge_base.quality import Question, Ranker, ask, hit_rate, load_questions, store_ranker  # noqa: E402
+from knowledge_base.sources import BACKEND_PACKAGES, documentation_files, searched_packages  # noqa: E402
+from knowledge_base.store import KnowledgeBase, reciprocal_rank_fusion  # noqa: E402
 
 
 def _store(path: Path | None) -> KnowledgeBase:
     kb = KnowledgeBase(path)
     if not kb.count():
-        files = [f for backend in BACKENDS for f in backend_files(backend)] + library_files(Path(__file__).parents[1])
+        files = documentation_files()
         print(f"building the store in {kb.path} from {len(files)} files ...", flush=True)
         kb.build(files)
     return kb
 
 
-def _hits(kb: KnowledgeBase, questions: list[Question], rank) -> tuple[list[bool], float]:
-    started, hits = time.monotonic(), []
-    for question in questions:
-        names = rank(question)
-        hits.append(any(answer in name for name in names for answer in question.answers))
-    return hits, (time.monotonic() - started) / len(questions)
-
-
-def _packages(question: Question) -> list[str]:
-    return [*BACKEND_PACKAGES[question.backend], "physvec"]
-
-
-def _minilm_ranker(kb: KnowledgeBase, with_lexical: bool):
+def _minilm_ranker(kb: KnowledgeBase, with_lexical: bool) -> Ranker:
     from knowledge_base.minilm import MiniLM, model_dir
 
     folder = model_dir()
@@ -72,16 +58,16 @@ def _minilm_ranker(kb: KnowledgeBase, with_lexical: bool):
         (cache / "ids.json").write_text(json.dumps(everything["ids"]))
     metas, ids = everything["metadatas"], everything["ids"]
 
+    qualname = {chunk_id: meta["qualname"] for chunk_id, meta in zip(ids, metas)}
+
     def rank(question: Question) -> list[str]:
-        allowed = set(_packages(question))
-        order = [i for i in np.argsort(-(vectors @ model.encode([question.question])[0])) if metas[i]["package"] in allowed]
-        scores: dict[str, float] = {}
-        for position, index in enumerate(order[:50]):
-            scores[ids[index]] = 1.0 / (FUSION_K + position + 1)
+        packages = searched_packages(question.backend)
+        order = [i for i in np.argsort(-(vectors @ model.encode([question.question])[0]))
+                 if metas[i]["package"] in packages]
+        rankings = [[ids[index] for index in order[:50]]]
         if with_lexical:
-            for position, chunk_id in enumerate(kb._lexical_ids(question.question, 50, _packages(question))):
-                scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (FUSION_K + position + 1)
-        qualname = {chunk_id: meta["qualname"] for chunk_id, meta in zip(ids, metas)}
+            rankings.append(kb._lexical_ids(question.question, 50, packages))
+        scores = reciprocal_rank_fusion(rankings)
         return list(dict.fromkeys(qualname[c] for c in sorted(scores, key=scores.__getitem__, reverse=True)))[:5]
 
     return rank
@@ -93,24 +79,22 @@ def main() -> int:
     parser.add_argument("--minilm", action="store_true")
     arguments = parser.parse_args()
     kb, questions = _store(arguments.path), load_questions()
-    rankers = {mode: (lambda q, mode=mode: [s.qualname for s in kb.query(q.question, 5, mode, _packages(q))])
-               for mode in ("dense", "lexical", "hybrid")}
+    rankers = {mode: store_ranker(kb, 5, mode) for mode in ("dense", "lexical", "hybrid")}
     if arguments.minilm:
         rankers["minilm"] = _minilm_ranker(kb, with_lexical=False)
         rankers["minilm+lexical"] = _minilm_ranker(kb, with_lexical=True)
     table = Table(title=f"hit@5 on {len(questions)} API questions ({kb.count()} chunks)")
-    for column in ("mode", *BACKENDS, "all", "ms/query"):
+    for column in ("mode", *BACKEND_PACKAGES, "all", "ms/query"):
         table.add_column(column)
     for mode, rank in rankers.items():
-        hits, seconds = _hits(kb, questions, rank)
-        per_backend = [hit_rate_of([h for h, q in zip(hits, questions) if q.backend == b]) for b in BACKENDS]
-        table.add_row(mode, *(f"{rate:.2f}" for rate in per_backend), f"{hit_rate_of(hits):.3f}", f"{seconds * 1000:.0f}")
+        started = time.monotonic()
+        answered = ask(questions, rank)
+        seconds = (time.monotonic() - started) / len(questions)
+        per_backend = [hit_rate([a for a in answered if a.question.backend == b]) for b in BACKEND_PACKAGES]
+        table.add_row(mode, *(f"{rate:.2f}" for rate in per_backend), f"{hit_rate(answered):.3f}",
+                      f"{seconds * 1000:.0f}")
     Console().print(table)
     return 0
-
-
-def hit_rate_of(hits: list[bool]) -> float:
-    return sum(hits) / len(hits) if hits else 0.0
 
 
 if __name__ == "__main__":

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge_base.sources import BACKEND_PACKAGES
+from knowledge_base.sources import searched_packages
 from knowledge_base.store import MANIFEST, KnowledgeBase, Snippet, default_path
-
-OWN_PACKAGE = "physvec"
 
 
 def store_is_built(path: Path | None = None) -> bool:
@@ -21,8 +19,7 @@ def store_is_built(path: Path | None = None) -> bool:
 
 def retrieve(kb: KnowledgeBase, query: str, backend: str, k: int = 5) -> list[Snippet]:
     """The k best snippets for ``query`` from the backend's packages and our verifier library."""
-    packages = [*BACKEND_PACKAGES.get(backend, ()), OWN_PACKAGE]
-    return kb.query(query, k, packages=packages)
+    return kb.query(query, k, packages=searched_packages(backend))
 
 
 def task_queries(request: str, figure: str, backend: str, spec_words: str | None = None) -> list[str]:

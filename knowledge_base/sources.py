@@ -14,7 +14,7 @@ import ast
 import hashlib
 import importlib.metadata
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,8 @@ MAX_PARTS = 3
 CHUNKER_VERSION = "2"
 BACKEND_PACKAGES = {"qiskit": ("qiskit", "qiskit_aer"), "netket": ("netket",), "tenpy": ("tenpy",),
                     "pyscf": ("pyscf",)}
+OWN_PACKAGE = "physvec"
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTIONS = {"tenpy": "physics-tenpy", "qiskit_aer": "qiskit-aer"}
 """Import names whose distribution (for the version) is named otherwise."""
 DOC_SUFFIXES = (".md", ".rst", ".txt")
@@ -93,15 +95,25 @@ def package_files(package: str) -> list[SourceFile]:
     return [SourceFile(package, version, root, path) for path in files]
 
 
+def searched_packages(backend: str) -> list[str]:
+    """The packages a query about ``backend`` searches: the backend's own and our verifier library."""
+    return [*BACKEND_PACKAGES.get(backend, ()), OWN_PACKAGE]
+
+
 def backend_files(backend: str) -> list[SourceFile]:
     return [file for package in BACKEND_PACKAGES[backend] for file in package_files(package)]
 
 
-def library_files(project_root: Path) -> list[SourceFile]:
+def library_files(project_root: Path = PROJECT_ROOT) -> list[SourceFile]:
     """Our own verifier library: the known-good background functions an Author may compose."""
     root = project_root / "verifiers"
-    version = _version("physvec")
-    return [SourceFile("physvec", version, root.parent, path) for path in sorted((root / "library").glob("*.py"))]
+    version = _version(OWN_PACKAGE)
+    return [SourceFile(OWN_PACKAGE, version, root.parent, path) for path in sorted((root / "library").glob("*.py"))]
+
+
+def documentation_files(backends: Iterable[str] = tuple(BACKEND_PACKAGES)) -> list[SourceFile]:
+    """Every source file a store is built from: the backends' packages and our verifier library."""
+    return [file for backend in backends for file in backend_files(backend)] + library_files()
 
 
 def _module_name(file: SourceFile) -> str:
@@ -109,7 +121,7 @@ def _module_name(file: SourceFile) -> str:
     parts = list(relative.parts)
     if parts[-1] == "__init__":
         parts.pop()
-    return ".".join([file.package, *parts] if file.package != "physvec" else parts)
+    return ".".join([file.package, *parts] if file.package != OWN_PACKAGE else parts)
 
 
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -47,6 +47,15 @@ def lexical_terms(document: str) -> list[str]:
     return words(header) * 2 + words(body)
 
 
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Each id's fused score: the sum of 1 / (FUSION_K + rank) over the rankings it appears in."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (FUSION_K + rank + 1)
+    return scores
+
+
 def default_path() -> Path:
     """$PHYSVEC_KB, else the user's cache folder."""
     if os.environ.get("PHYSVEC_KB"):
@@ -208,10 +217,7 @@ class KnowledgeBase:
         pool = max(50, 4 * k)
         rankings = ([self._dense_ids(text, pool, packages)] if mode != "lexical" else []) \
             + ([self._lexical_ids(text, pool, packages)] if mode != "dense" else [])
-        scores: dict[str, float] = {}
-        for ranking in rankings:
-            for rank, chunk_id in enumerate(ranking):
-                scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (FUSION_K + rank + 1)
+        scores = reciprocal_rank_fusion(rankings)
         ranked = sorted(scores, key=scores.__getitem__, reverse=True)
         if not ranked:
             return []

@@ -10,8 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-BACKENDS = ("qiskit", "netket", "tenpy", "pyscf")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from knowledge_base.sources import BACKEND_PACKAGES, documentation_files
+
+BACKENDS = tuple(BACKEND_PACKAGES)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -32,9 +33,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _build(kb, backends: list[str], console: Console) -> int:
-    from knowledge_base.sources import backend_files, library_files
-
-    files = [file for backend in backends for file in backend_files(backend)] + library_files(PROJECT_ROOT)
+    files = documentation_files(backends)
     started = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[file]}"), console=console, transient=True) as progress:

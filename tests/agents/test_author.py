@@ -4,7 +4,6 @@ script refined until the contract analysis passes; every rendered prompt is in t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from knowledge_base.sources import library_files
 from knowledge_base.store import KnowledgeBase
@@ -30,7 +29,7 @@ BREACHING = variant('    levels = observable_spectrum(hamiltonian_heisenberg(par
 def test_the_author_plans_retrieves_and_refines_until_the_contract_holds(tiny_task, runs_dir, tmp_path, monkeypatch):
     assert analyse_script(BREACHING).breaches and not analyse_script(GOOD_SCRIPT).breaches
     store = tmp_path / "kb"
-    KnowledgeBase(store).build(library_files(Path(__file__).resolve().parents[2]))
+    KnowledgeBase(store).build(library_files())
     monkeypatch.setenv("PHYSVEC_KB", str(store))
     set_limits(tiny_task, author_plan=True)
     plan_reply = "Plan:\n```json\n" + json.dumps(PLAN) + "\n```\n"

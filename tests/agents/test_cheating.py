@@ -11,7 +11,7 @@ import pytest
 from physvec.cli import reproduce_main
 from physvec.runstore.store import list_runs
 from tests.agents.test_pipeline import set_limits
-from tests.support.scripted import GOOD_SCRIPT, variant, write_replies
+from tests.support.scripted import variant, write_replies
 
 EXPECTED = "-1.6160254037844386"
 

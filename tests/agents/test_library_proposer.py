@@ -7,7 +7,6 @@ four-qubit chain: <H> = -J (L - 1) at t = 0, and exact evolution keeps it.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

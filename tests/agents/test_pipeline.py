@@ -125,7 +125,7 @@ def test_an_assertion_beyond_overrides_runs_the_models_adapter_entry_point(tiny_
 def test_retrieved_documentation_is_recorded_with_its_sources_and_reaches_the_author(tiny_task, runs_dir, tmp_path,
                                                                                     monkeypatch):
     store = tmp_path / "kb"
-    KnowledgeBase(store).build(library_files(Path(__file__).resolve().parents[2]))
+    KnowledgeBase(store).build(library_files())
     monkeypatch.setenv("PHYSVEC_KB", str(store))
     code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT), runs_dir)
     assert code == 0

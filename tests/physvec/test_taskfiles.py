@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from physvec.cli import physvec_main, reproduce_main
-from physvec.taskfiles.loading import load_task, validate_file
+from physvec.taskfiles.loading import load_task
 from physvec.taskfiles.physvec_shape import infer_backend
 from physvec.taskfiles.schemas import schema_texts
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+RESULT_ROLES = ("effector", "observable")
+"""The roles whose outputs a run_ function returns as named results."""
 BACKEND_MODULES = {"qiskit": "qiskit_background", "netket": "netket_background",
                    "tenpy": "tenpy_background", "pyscf": "pyscf_background"}
 
@@ -55,7 +57,7 @@ class BackgroundPipeline:
     def results(self, namespace: dict[str, Any]) -> dict[str, Any]:
         """What a run_ function of this pipeline would return: its effector and observable outputs."""
         return {step.output: namespace[step.output] for step in self.steps
-                if step.role in ("effector", "observable") and step.output in namespace}
+                if step.role in RESULT_ROLES and step.output in namespace}
 
     def run(self, **overrides: Any) -> dict[str, Any]:
         """Every step in order with the pipeline's parameters updated by ``overrides``; the namespace."""
@@ -69,6 +71,11 @@ def pipelines_for(backend: str) -> tuple[BackgroundPipeline, ...]:
     """The background pipelines of a backend; none for a backend the library does not cover."""
     module = BACKEND_MODULES.get(backend)
     return () if module is None else importlib.import_module(f"verifiers.library.{module}").PIPELINES
+
+
+def pipeline_named(backend: str, name: str) -> BackgroundPipeline | None:
+    """The backend's pipeline called ``name``, or None."""
+    return next((p for p in pipelines_for(backend) if p.name == name), None)
 
 
 def pipeline_for_spec(backend: str, model: str, lattice: str, method: str) -> BackgroundPipeline | None:

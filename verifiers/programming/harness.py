@@ -138,16 +138,15 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
     the function under test.  ``pipeline`` names the background to use instead of the one sharing most
     of the script's PARAMS.
     """
-    from verifiers.library import best_pipeline, call_with_namespace, pipelines_for
+    from verifiers.library import best_pipeline, call_with_namespace, pipeline_named
 
     started = time.monotonic()
-    pipeline = next((p for p in pipelines_for(backend) if p.name == pipeline), None) if pipeline \
-        else best_pipeline(backend, script_params)
-    namespace: dict[str, Any] = dict(pipeline.params) if pipeline else {}
-    steps = list(pipeline.steps) if pipeline else []
+    background = pipeline_named(backend, pipeline) if pipeline else best_pipeline(backend, script_params)
+    namespace: dict[str, Any] = dict(background.params) if background else {}
+    steps = list(background.steps) if background else []
     position = next((i for i, step in enumerate(steps) if step.role == role), len(steps))
     result: dict[str, Any] = {"role_in_background": position < len(steps),
-                              "background": pipeline.name if pipeline else None}
+                              "background": background.name if background else None}
     _mark_phase("upstream")
     try:
         arguments, sources, unbound = bind_arguments(function, namespace, script_params)
@@ -157,8 +156,8 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
                 break
             namespace[step.output] = call_with_namespace(step.function, namespace)
             arguments, sources, unbound = bind_arguments(function, namespace, script_params)
-        if "results" in unbound and pipeline is not None:  # a plot_ function of a run_ function's results
-            namespace["results"] = pipeline.results(namespace)
+        if "results" in unbound and background is not None:  # a plot_ function of a run_ function's results
+            namespace["results"] = background.results(namespace)
             arguments, sources, unbound = bind_arguments(function, namespace, script_params)
         if glue is not None:
             namespace.update(glue(dict(namespace)))
