@@ -2,12 +2,12 @@
 
 One round finds every programming error, not just the first: the contract analysis, one instrumented
 execution (executability and every integration level), and a unit test per element function all run
-in parallel in the sandbox.  Julia scripts are analysed as text; running them needs Julia.
+in parallel in the sandbox.  Julia scripts get the same contract, execution and unit tests
+(julia_verification), run through juliacall where Julia with ITensors is installed.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from verifiers.programming.contract import ElementFunction, ScriptContract, anal
 from verifiers.programming.integration import (
     INTEGRATION, all_levels, execution_obligation, instrumented_job, integration_obligation, read_report,
 )
-from verifiers.programming.julia_contract import analyse_julia_script
+from verifiers.programming.julia_verification import verify_julia_script
 from verifiers.programming.unit_tests import (
     UNIT, UnitTest, embeds_identically, glue_problem, syntax_unit_obligation, unbound_report, unit_obligation,
     unit_test_program,
@@ -113,17 +113,6 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     return obligations + sorted(unit_results, key=lambda o: order.index(o.name.removeprefix("unit:")))
 
 
-def verify_julia_script(script: Path) -> list[Obligation]:
-    obligations = contract_obligations(analyse_julia_script(script.read_text()))
-    if shutil.which("julia") is None:
-        obligations.append(Obligation(name="script_executes", category="execution", outcome=Outcome.UNKNOWN,
-                                      message="Julia is not installed here: the script was analysed, not run"))
-    else:
-        obligations.append(Obligation(name="script_executes", category="execution", outcome=Outcome.NOT_IMPLEMENTED,
-                                      message="running Julia scripts is not built yet"))
-    return obligations
-
-
 def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, limits: SandboxLimits,
                   glue_writer: GlueWriter | None = None) -> Certificate:
     """The Programming verifier's certificate for one script file.
@@ -133,7 +122,7 @@ def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, 
             function can make a unit test's inputs; without one those unit tests stay unknown.
     """
     if backend == "itensors" or script.suffix == ".jl":
-        obligations = verify_julia_script(script)
+        obligations = verify_julia_script(script, workdir, pool, limits)
     else:
         obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer)
     return Certificate(verifier="programming", subject_digest=digest(script.read_bytes()),

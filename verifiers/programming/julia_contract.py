@@ -8,16 +8,22 @@ functions, the element calls of each run_ function in evaluation order, the PARA
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from verifiers.programming.contract import (
     ElementFunction, RunFunction, ScriptContract, SyntaxFault, _breach, _syntax_obligation, element_role,
 )
 
-_BLOCK_OPENERS = re.compile(r"\b(function|if|for|while|let|begin|do|try|struct|module|baremodule|quote|macro)\b")
-_END = re.compile(r"\bend\b")
+_KEYWORDS = re.compile(r"\b(function|if|for|while|let|begin|do|try|struct|module|baremodule|quote|macro|end)\b")
+_STATEMENT_KEYWORDS = {"if", "for", "while", "let", "begin", "try"}
+"""Keywords that open a block only where a statement starts: elsewhere they belong to an expression
+(``(f(x) for x in xs if p(x))``)."""
+_STATEMENT_START = re.compile(r"(?:^|[;=]|\b(?:return|else|elseif))\s*$")
 _FUNCTION = re.compile(r"^function\s+([A-Za-z_]\w*!?)\s*\(([^)]*)\)", re.MULTILINE)
 _ONE_LINE = re.compile(r"^([A-Za-z_]\w*!?)\s*\(([^)]*)\)\s*(?:::\s*[\w{},. ]+)?\s*=(?!=)", re.MULTILINE)
 _PARAMS = re.compile(r"^(?:const\s+)?PARAMS\s*=\s*", re.MULTILINE)
+_USING = re.compile(r"^(?:using|import)\s+[^\n]+", re.MULTILINE)
+_CONST = re.compile(r"^const\s+([A-Za-z_]\w*)\s*=[^\n]*", re.MULTILINE)
 _PAIR = re.compile(r'(?:"(\w+)"|:(\w+))\s*=>\s*([^,\n)]+)|\b(\w+)\s*=\s*([^,\n)]+)')
 
 
@@ -35,13 +41,26 @@ def _code_only(text: str) -> str:
     return text
 
 
+def _block_keywords(code: str, start: int = 0) -> list[re.Match[str]]:
+    """The block openers and ``end`` keywords from ``start`` on, generator ``for``/``if`` excluded."""
+    found = []
+    for match in _KEYWORDS.finditer(code, start):
+        word = match.group(1)
+        if word in _STATEMENT_KEYWORDS:
+            line_start = code.rfind("\n", 0, match.start()) + 1
+            if not _STATEMENT_START.search(code[line_start:match.start()]):
+                continue
+        found.append(match)
+    return found
+
+
 def _block_end(code: str, start: int) -> int | None:
     """Index just past the ``end`` closing the block that opens at ``start``."""
     depth = 0
-    for match in re.finditer(rf"{_BLOCK_OPENERS.pattern}|{_END.pattern}", code[start:]):
-        depth += -1 if match.group(0) == "end" else 1
+    for match in _block_keywords(code, start):
+        depth += -1 if match.group(1) == "end" else 1
         if depth == 0:
-            return start + match.end()
+            return match.end()
     return None
 
 
@@ -65,7 +84,8 @@ def _calls_in_evaluation_order(body: str, names: set[str]) -> tuple[str, ...]:
     return tuple(name for _, name in sorted(found))
 
 
-def _parse_params(text: str, start: int) -> dict[str, str] | None:
+def _closing_paren(text: str, start: int) -> tuple[int, int] | None:
+    """(index of the first "(" at or after ``start``, index of the ")" that closes it)."""
     opening = text.find("(", start)
     if opening < 0:
         return None
@@ -75,36 +95,82 @@ def _parse_params(text: str, start: int) -> dict[str, str] | None:
         if depth == 0:
             break
         index += 1
-    inner = text[opening + 1:index]
+    return opening, index
+
+
+def _parse_params(text: str, start: int) -> dict[str, str] | None:
+    span = _closing_paren(text, start)
+    if span is None:
+        return None
     params = {}
-    for match in _PAIR.finditer(inner):
+    for match in _PAIR.finditer(text[span[0] + 1:span[1]]):
         key = match.group(1) or match.group(2) or match.group(4)
         params[key] = (match.group(3) or match.group(5)).strip()
     return params
 
 
-def analyse_julia_script(source: str) -> ScriptContract:
-    """Analyse a Julia script in the structured form (element functions, run_ functions, PARAMS, main)."""
-    contract = ScriptContract(source=source)
+def julia_params_definition(source: str) -> str | None:
+    """The text of the PARAMS definition, from ``const PARAMS`` to its closing parenthesis."""
+    match = _PARAMS.search(_code_only(source))
+    span = _closing_paren(source, match.end()) if match else None
+    return None if span is None else source[match.start():span[1] + 1]
+
+
+@dataclass(frozen=True)
+class JuliaDefinition:
+    """A top-level function definition: its name, argument list and where its text lies in the source."""
+
+    name: str
+    start: int
+    end: int
+    arguments: str
+
+
+def julia_definitions(source: str) -> tuple[list[JuliaDefinition], list[tuple[int, str]]]:
+    """The top-level function definitions in source order, and (offset, name) of functions without ``end``."""
     code = _code_only(source)
-    definitions: list[tuple[str, int, int, str]] = []
+    definitions, unterminated = [], []
     for match in _FUNCTION.finditer(code):
         end = _block_end(code, match.start())
         if end is None:
-            contract.syntax = SyntaxFault(_line(source, match.start()), "function has no matching end", match.group(1))
-            contract.breaches.append(_syntax_obligation(contract.syntax))
+            unterminated.append((match.start(), match.group(1)))
             continue
-        definitions.append((match.group(1), match.start(), end, match.group(2)))
+        definitions.append(JuliaDefinition(match.group(1), match.start(), end, match.group(2)))
     for match in _ONE_LINE.finditer(code):
         end = code.find("\n", match.start())
-        definitions.append((match.group(1), match.start(), len(code) if end < 0 else end, match.group(2)))
-    element_names = {name for name, *_ in definitions if element_role(name)}
+        definitions.append(JuliaDefinition(match.group(1), match.start(), len(code) if end < 0 else end,
+                                           match.group(2)))
+    return sorted(definitions, key=lambda d: d.start), unterminated
+
+
+def julia_imports(source: str) -> tuple[str, ...]:
+    """The top-level ``using`` and ``import`` lines."""
+    return tuple(source[match.start():match.end()] for match in _USING.finditer(_code_only(source)))
+
+
+def julia_constants(source: str) -> tuple[str, ...]:
+    """The top-level one-line ``const`` definitions other than PARAMS (helpers may read them)."""
+    code = _code_only(source)
+    return tuple(source[match.start():match.end()] for match in _CONST.finditer(code)
+                 if match.group(1) != "PARAMS")
+
+
+def analyse_julia_script(source: str) -> ScriptContract:
+    """Analyse a Julia script in the structured form (element functions, run_ functions, PARAMS, main)."""
+    contract = ScriptContract(source=source, imports=julia_imports(source))
+    code = _code_only(source)
+    found, unterminated = julia_definitions(source)
+    for start, name in unterminated:
+        contract.syntax = SyntaxFault(_line(source, start), "function has no matching end", name)
+        contract.breaches.append(_syntax_obligation(contract.syntax))
+    element_names = {d.name for d in found if element_role(d.name)}
     seen: dict[str, int] = {}
-    for name, start, end, arguments in sorted(definitions, key=lambda d: d[1]):
+    for definition in found:
+        name, start, end, arguments = definition.name, definition.start, definition.end, definition.arguments
         line = _line(source, start)
-        if name in seen and name != "main":
+        if name in seen and (element_role(name) or name.startswith("run_")):
             contract.breaches.append(_breach(f"duplicate:{name}", f"{name} is defined twice (lines {seen[name]} "
-                                             f"and {line}); Julia adds a method, keep one definition"))
+                                             f"and {line}); an element or run_ function has one method"))
         seen[name] = line
         parameters = tuple(p.split("::")[0].split("=")[0].strip() for p in arguments.split(",") if p.strip())
         role = element_role(name)
@@ -124,7 +190,8 @@ def analyse_julia_script(source: str) -> ScriptContract:
         contract.breaches.append(_breach("main", "the script has no main() that runs with PARAMS"))
     if not contract.runs:
         contract.breaches.append(_breach("run", "the script has no run_ function composing element functions"))
-    unbalanced = len(_BLOCK_OPENERS.findall(code)) - len(_END.findall(code))
+    keywords = [match.group(1) for match in _block_keywords(code)]
+    unbalanced = len(keywords) - 2 * keywords.count("end")
     if unbalanced and contract.syntax is None:
         contract.breaches.append(_breach("syntax", f"{abs(unbalanced)} block(s) without matching "
                                          f"{'end' if unbalanced > 0 else 'opening'}"))

@@ -137,3 +137,11 @@ def test_a_julia_function_without_end_is_located():
     broken = source.replace("    return MPO(os, sites)\nend", "    return MPO(os, sites)\n")
     (breach,) = analyse_julia_script(broken).breaches
     assert breach.name == "contract:syntax" and breach.evidence["function"] == "hamiltonian_heisenberg"
+
+
+def test_a_julia_generator_is_not_a_block_and_helper_methods_are_not_duplicates():
+    source = (FIXTURES / "itensors" / "reference.jl").read_text().replace(
+        'observable_sz(state) = expect(state, "Sz")',
+        'total(x::Number) = x\ntotal(x::AbstractVector) = sum(total(v) for v in x if isfinite(v))\n'
+        'observable_sz(state) = total(expect(state, "Sz"))')
+    assert analyse_julia_script(source).breaches == []
