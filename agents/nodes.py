@@ -35,7 +35,7 @@ from verifiers.domain import DomainCheckVerifier
 from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
 from verifiers.final_judge import judge_run
-from verifiers.programming import GlueWriter, ProgrammingVerifier, programming_metrics
+from verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
 from verifiers.programming.contract import ElementFunction, analyse_script
 from verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from verifiers.protocol import Subject, Verifier
@@ -127,7 +127,7 @@ def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], ste
                                   attempt=attempt + 1, problem=str(error))
             messages = [*messages, AIMessage(reply), HumanMessage(f"{error}. Reply with the whole script.")]
             continue
-        breaches = analyse_script(script).breaches if contract else []
+        breaches = analyse_for_backend(script, ctx.task.task.backend).breaches if contract else []
         if not breaches or attempt == attempts - 1:
             return script
         problems = [f"{b.name}: {b.message}" for b in breaches]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
+_FENCED = re.compile(r"```(?:python|py|julia|jl)?[ \t]*\n(.*?)```", re.DOTALL)
 
 
 class InvalidModelReply(ValueError):
@@ -12,8 +12,8 @@ class InvalidModelReply(ValueError):
 
 
 def extract_script(reply: str) -> str:
-    """The Python script in a reply's first fenced code block."""
+    """The script (Python, or Julia for ITensors) in a reply's first fenced code block."""
     match = _FENCED.search(reply)
     if match is None or not match.group(1).strip():
-        raise InvalidModelReply("the reply holds no fenced ```python code block with a script")
+        raise InvalidModelReply("the reply holds no fenced code block with a script")
     return match.group(1).strip() + "\n"

@@ -87,8 +87,14 @@ class RunDirectory:
         data.update(fields)
         _write_atomically(self.path / "run.json", json.dumps(data, indent=2, default=str))
 
+    @property
+    def script_suffix(self) -> str:
+        """".jl" for a run of an ITensors task (its scripts are Julia), else ".py"."""
+        task = json.loads(self.task_file.read_text()) if self.task_file.is_file() else {}
+        return ".jl" if task.get("backend") == "itensors" else ".py"
+
     def script_path(self, version: int) -> Path:
-        return self.path / "scripts" / f"v{version:02d}.py"
+        return self.path / "scripts" / f"v{version:02d}{self.script_suffix}"
 
     def write_script(self, version: int, text: str) -> Path:
         target = self.script_path(version)
@@ -96,7 +102,7 @@ class RunDirectory:
         return target
 
     def scripts(self) -> list[Path]:
-        return sorted((self.path / "scripts").glob("v*.py"))
+        return sorted((self.path / "scripts").glob(f"v*{self.script_suffix}"))
 
     def write_certificate(self, name: str, certificate: Certificate) -> Path:
         target = self.path / "certificates" / f"{name}.json"

@@ -18,6 +18,7 @@ from verifiers.programming.contract import ElementFunction, ScriptContract, anal
 from verifiers.programming.integration import (
     INTEGRATION, all_levels, execution_obligation, instrumented_job, integration_obligation, read_report,
 )
+from verifiers.programming.julia_contract import analyse_julia_script
 from verifiers.programming.julia_verification import verify_julia_script
 from verifiers.programming.unit_tests import (
     UNIT, UnitTest, embeds_identically, glue_problem, syntax_unit_obligation, unbound_report, unit_obligation,
@@ -111,6 +112,11 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
         unit_results = _glue_round(contract, backend, tests, unit_results, glue_writer, pool, limits, environment)
     order = list(contract.elements)
     return obligations + sorted(unit_results, key=lambda o: order.index(o.name.removeprefix("unit:")))
+
+
+def analyse_for_backend(source: str, backend: str) -> ScriptContract:
+    """The contract analysis in the script's language: Julia for ITensors, Python otherwise."""
+    return analyse_julia_script(source) if backend == "itensors" else analyse_script(source)
 
 
 def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, limits: SandboxLimits,

@@ -24,6 +24,13 @@ _ONE_LINE = re.compile(r"^([A-Za-z_]\w*!?)\s*\(([^)]*)\)\s*(?:::\s*[\w{},. ]+)?\
 _PARAMS = re.compile(r"^(?:const\s+)?PARAMS\s*=\s*", re.MULTILINE)
 _USING = re.compile(r"^(?:using|import)\s+[^\n]+", re.MULTILINE)
 _CONST = re.compile(r"^const\s+([A-Za-z_]\w*)\s*=[^\n]*", re.MULTILINE)
+_COMPOSING_CALLS = frozenset({
+    "Dict", "NamedTuple", "Tuple", "Vector", "string", "length", "collect", "first", "last", "getindex", "get",
+    "haskey", "push!", "append!", "merge", "map", "zip", "enumerate", "range", "Float64", "Int", "real", "imag",
+    "round", "isodd", "iseven", "println", "print", "error", "throw", "ArgumentError", "keys", "values", "pairs"})
+"""Plain-Julia calls a run_ function may make while composing elements; any other non-script call is
+library or numerical work that belongs in an element function."""
+_CALL = re.compile(r"(?<![.\w@])([A-Za-z_]\w*!?)\s*\(")
 _PAIR = re.compile(r'(?:"(\w+)"|:(\w+))\s*=>\s*([^,\n)]+)|\b(\w+)\s*=\s*([^,\n)]+)')
 
 
@@ -155,6 +162,19 @@ def julia_constants(source: str) -> tuple[str, ...]:
                  if match.group(1) != "PARAMS")
 
 
+def _check_run(contract: ScriptContract, name: str, body: str, script_functions: set[str]) -> None:
+    """A run_ function composes element functions: library or numerical calls are a breach."""
+    signature_end = body.find(")") + 1
+    foreign = sorted({call for call in _CALL.findall(body[signature_end:])
+                      if call not in script_functions and call not in _COMPOSING_CALLS})
+    if foreign:
+        contract.breaches.append(_breach(
+            f"run_work:{name}", f"{name} calls library code itself ({', '.join(foreign[:5])}); run_ functions only "
+            "compose element functions: move this work into an element function", function=name, calls=foreign))
+    if not contract.runs[name].element_calls:
+        contract.breaches.append(_breach(f"run_empty:{name}", f"{name} calls no element function", function=name))
+
+
 def analyse_julia_script(source: str) -> ScriptContract:
     """Analyse a Julia script in the structured form (element functions, run_ functions, PARAMS, main)."""
     contract = ScriptContract(source=source, imports=julia_imports(source))
@@ -180,6 +200,7 @@ def analyse_julia_script(source: str) -> ScriptContract:
                 parameters=parameters, annotated="::" in arguments)
         elif name.startswith("run_"):
             contract.runs[name] = RunFunction(name, line, _calls_in_evaluation_order(code[start:end], element_names))
+            _check_run(contract, name, code[start:end], {d.name for d in found} | {n for _, n in unterminated})
         elif name == "main":
             contract.has_main = True
     params_match = _PARAMS.search(code)

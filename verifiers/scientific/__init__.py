@@ -13,6 +13,7 @@ from collections import defaultdict
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.execution import RESULTS_FILE
 from verifiers.programming.contract import ScriptContract, analyse_script
+from verifiers.programming.julia_runtime import julia_runtime
 from verifiers.protocol import Subject
 from verifiers.scientific.adapters import AdapterWriter
 from verifiers.scientific.assertions import assertion_obligations
@@ -31,6 +32,19 @@ def _results(subject: Subject) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _julia_certificate(verifier: str, subject: Subject) -> Certificate:
+    """Scientific checks run a script with parameter overrides; for Julia scripts that is not built yet.
+
+    Without a Julia runtime the obligation is unknown with the runtime's reason; with one it is
+    not_implemented.  Either way nothing is certified or failed on a script nobody ran.
+    """
+    runtime = julia_runtime(subject.pool, subject.limits, subject.workdir)
+    outcome, message = (Outcome.NOT_IMPLEMENTED, f"{verifier} checks of Julia scripts (override runs through "
+                        "juliacall) are not built yet") if runtime.available else (Outcome.UNKNOWN, runtime.missing)
+    obligation = Obligation(name=f"{verifier}:julia", category=verifier, outcome=outcome, message=message)
+    return Certificate(verifier=verifier, subject_digest=digest(subject.script.read_text()), obligations=(obligation,))
+
+
 class ScientificVerifier:
     name = "scientific"
 
@@ -41,6 +55,8 @@ class ScientificVerifier:
         self.adapter_writer = adapter_writer
 
     def verify(self, subject: Subject) -> Certificate:
+        if subject.script.suffix == ".jl":
+            return _julia_certificate(self.name, subject)
         source = subject.script.read_text()
         contract = analyse_script(source)
         results = _results(subject)
@@ -83,6 +99,8 @@ class ConvergenceVerifier:
     name = "convergence"
 
     def verify(self, subject: Subject) -> Certificate:
+        if subject.script.suffix == ".jl":
+            return _julia_certificate(self.name, subject)
         source = subject.script.read_text()
         cases = subject.task.task.convergence.cases
         if cases:
