@@ -14,6 +14,8 @@ import ast
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +26,16 @@ MAX_PARTS = 3
 CHUNKER_VERSION = "2"
 BACKEND_PACKAGES = {"qiskit": ("qiskit", "qiskit_aer"), "netket": ("netket",), "tenpy": ("tenpy",),
                     "pyscf": ("pyscf",)}
+JULIA_PACKAGES = {"itensors": ("ITensors", "ITensorMPS")}
+"""Julia packages, harvested from the Julia depot (``JULIA_DEPOT_PATH`` or ~/.julia) where they exist."""
 OWN_PACKAGE = "physvec"
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTIONS = {"tenpy": "physics-tenpy", "qiskit_aer": "qiskit-aer"}
 """Import names whose distribution (for the version) is named otherwise."""
 DOC_SUFFIXES = (".md", ".rst", ".txt")
+_JULIA_DOCSTRING = re.compile(
+    r'^"""\n(.*?)\n"""\n(?:@\w+\s+)?(?:function\s+|(?:mutable\s+)?struct\s+|abstract\s+type\s+|macro\s+|const\s+)?'
+    r"([A-Za-z_][\w.!]*)([^\n]*)", re.MULTILINE | re.DOTALL)
 _SKIPPED_PARTS = {"test", "tests", "testing", "examples", "benchmarks"}
 
 
@@ -95,13 +102,35 @@ def package_files(package: str) -> list[SourceFile]:
     return [SourceFile(package, version, root, path) for path in files]
 
 
+def _julia_version(root: Path) -> str:
+    project = root / "Project.toml"
+    match = re.search(r'^version\s*=\s*"([^"]+)"', project.read_text(), re.MULTILINE) if project.is_file() else None
+    return match.group(1) if match else "unknown"
+
+
+def julia_package_files(package: str) -> list[SourceFile]:
+    """The sources (src/**/*.jl) and manual pages (docs/src/**/*.md) of a Julia package in the depot;
+    the most recently installed version when several are there, none when Julia is absent."""
+    depots = os.environ.get("JULIA_DEPOT_PATH", "").split(os.pathsep) if os.environ.get("JULIA_DEPOT_PATH") \
+        else [str(Path.home() / ".julia")]
+    installed = [folder for depot in depots if depot for folder in (Path(depot) / "packages" / package).glob("*")
+                 if folder.is_dir()]
+    if not installed:
+        return []
+    root = max(installed, key=lambda folder: folder.stat().st_mtime)
+    version = _julia_version(root)
+    files = sorted([*(root / "src").rglob("*.jl"), *(root / "docs" / "src").rglob("*.md")])
+    return [SourceFile(package, version, root, path) for path in files if path.is_file()]
+
+
 def searched_packages(backend: str) -> list[str]:
     """The packages a query about ``backend`` searches: the backend's own and our verifier library."""
-    return [*BACKEND_PACKAGES.get(backend, ()), OWN_PACKAGE]
+    return [*BACKEND_PACKAGES.get(backend, ()), *JULIA_PACKAGES.get(backend, ()), OWN_PACKAGE]
 
 
 def backend_files(backend: str) -> list[SourceFile]:
-    return [file for package in BACKEND_PACKAGES[backend] for file in package_files(package)]
+    return [file for package in BACKEND_PACKAGES.get(backend, ()) for file in package_files(package)] + \
+        [file for package in JULIA_PACKAGES.get(backend, ()) for file in julia_package_files(package)]
 
 
 def library_files(project_root: Path = PROJECT_ROOT) -> list[SourceFile]:
@@ -111,7 +140,7 @@ def library_files(project_root: Path = PROJECT_ROOT) -> list[SourceFile]:
     return [SourceFile(OWN_PACKAGE, version, root.parent, path) for path in sorted((root / "library").glob("*.py"))]
 
 
-def documentation_files(backends: Iterable[str] = tuple(BACKEND_PACKAGES)) -> list[SourceFile]:
+def documentation_files(backends: Iterable[str] = (*BACKEND_PACKAGES, *JULIA_PACKAGES)) -> list[SourceFile]:
     """Every source file a store is built from: the backends' packages and our verifier library."""
     return [file for backend in backends for file in backend_files(backend)] + library_files()
 
@@ -180,6 +209,8 @@ def chunks_of(file: SourceFile) -> list[Chunk]:
                 buffer, index = "", index + 1
             buffer = f"{buffer}\n\n{paragraph}".strip()[:CHUNK_CHARS - 80]
         return chunks
+    if file.path.suffix == ".jl":
+        return _julia_chunks(file, text)
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -193,4 +224,21 @@ def chunks_of(file: SourceFile) -> list[Chunk]:
         for part, body in enumerate(_parts(header[:CHUNK_CHARS - 200], docstring)):
             chunks.append(Chunk(_chunk_id(file, qualname, part), body, file.package, file.version, qualname, kind,
                                 file.key))
+    return chunks
+
+
+def _julia_chunks(file: SourceFile, text: str) -> list[Chunk]:
+    """Chunks of the docstrings in a Julia source file, each headed by the documented signature."""
+    chunks: list[Chunk] = []
+    seen: set[str] = set()
+    for match in _JULIA_DOCSTRING.finditer(text):
+        docstring, name, rest = match.group(1), match.group(2), match.group(3)
+        qualname = f"{file.package}.{name}"
+        if qualname in seen:
+            continue
+        seen.add(qualname)
+        header = f"[{file.package} {file.version}] {name}{rest.split(' =')[0].rstrip()}"
+        for part, body in enumerate(_parts(header[:CHUNK_CHARS - 200], docstring)):
+            chunks.append(Chunk(_chunk_id(file, qualname, part), body, file.package, file.version, qualname,
+                                "function", file.key))
     return chunks

