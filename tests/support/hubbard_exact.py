@@ -1,8 +1,9 @@
-"""Exact diagonalisation of the open Hubbard chain in a harmonic trap, independent of TeNPy.
+"""Exact diagonalisation of the open Hubbard chain and two-leg ladder in a harmonic trap, independent of TeNPy.
 
-With the up orbitals ordered before the down orbitals, a nearest-neighbour hop of one species passes
-no other orbital of that species, so the Hamiltonian in the fixed (N_up, N_down) sector is
-H_up x 1 + 1 x H_down + U sum_i n_i,up n_i,down with sign-free hopping matrices.  The trap is
+With the up orbitals ordered before the down orbitals, a hop of one species passes only orbitals of
+that species, so the Hamiltonian in the fixed (N_up, N_down) sector is
+H_up x 1 + 1 x H_down + U sum_i n_i,up n_i,down, each hopping matrix with its Jordan-Wigner signs
+(none on a chain; on the ladder a leg hop passes the rung partner).  The trap is
 V_i = (4 A / L^2) (i - (L - 1) / 2)^2, the convention of the trapped-Hubbard test fixture.
 """
 
@@ -30,26 +31,43 @@ def free_fermion_density(L: int, t: float, A: float, N_up: int, N_down: int) -> 
     return (orbitals[:, :N_up] ** 2).sum(axis=1) + (orbitals[:, :N_down] ** 2).sum(axis=1)
 
 
-def _species(L: int, N: int, t: float, A: float) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """One species' hopping-plus-trap matrix in its N-particle space, and the occupations of each state."""
-    states = [sum(1 << i for i in sites) for sites in combinations(range(L), N)]
+def chain_bonds(L: int) -> list[tuple[int, int]]:
+    return [(i, i + 1) for i in range(L - 1)]
+
+
+def ladder_bonds(L: int) -> list[tuple[int, int]]:
+    """Two-leg ladder of L rungs with site k = 2 x + y (TeNPy's Ladder order): legs k -> k + 2, rungs 2x -> 2x + 1."""
+    return [(2 * x + y, 2 * x + 2 + y) for x in range(L - 1) for y in (0, 1)] + [(2 * x, 2 * x + 1) for x in range(L)]
+
+
+def _species(bonds: list[tuple[int, int]], potential: np.ndarray, N: int, t: float
+             ) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """One species' hopping-plus-potential matrix in its N-particle space, and each state's occupations.
+
+    A hop between orbitals i < j passes the orbitals in between: the Jordan-Wigner sign is
+    (-1)^(number of them occupied)."""
+    n_sites = len(potential)
+    states = [sum(1 << i for i in sites) for sites in combinations(range(n_sites), N)]
     index = {state: k for k, state in enumerate(states)}
-    occupations = np.array([[(state >> i) & 1 for i in range(L)] for state in states], dtype=float)
+    occupations = np.array([[(state >> i) & 1 for i in range(n_sites)] for state in states], dtype=float)
     rows, cols, values = [], [], []
     for k, state in enumerate(states):
-        for i in range(L - 1):
-            if (state >> i) & 1 != (state >> (i + 1)) & 1:
-                rows.append(index[state ^ (1 << i) ^ (1 << (i + 1))])
+        for i, j in bonds:
+            i, j = min(i, j), max(i, j)
+            if (state >> i) & 1 != (state >> j) & 1:
+                passed = bin(state & ((1 << j) - 1) & ~((1 << (i + 1)) - 1)).count("1")
+                rows.append(index[state ^ (1 << i) ^ (1 << j)])
                 cols.append(k)
-                values.append(-t)
+                values.append(-t * (-1) ** passed)
     hopping = sparse.csr_matrix((values, (rows, cols)), shape=(len(states), len(states)))
-    return hopping + sparse.diags(occupations @ trap(L, A)), occupations
+    return hopping + sparse.diags(occupations @ potential), occupations
 
 
-def exact_ground_state(L: int, t: float, U: float, A: float, N_up: int, N_down: int) -> tuple[float, np.ndarray]:
-    """Ground-state energy and density profile n_i = <n_i,up + n_i,down>."""
-    h_up, n_up = _species(L, N_up, t, A)
-    h_down, n_down = _species(L, N_down, t, A)
+def exact_lattice_ground_state(bonds: list[tuple[int, int]], potential: np.ndarray, t: float, U: float, N_up: int,
+                               N_down: int) -> tuple[float, np.ndarray]:
+    """Ground-state energy and density profile n_k = <n_k,up + n_k,down> of a Hubbard model on the bonds."""
+    h_up, n_up = _species(bonds, potential, N_up, t)
+    h_down, n_down = _species(bonds, potential, N_down, t)
     interaction = sparse.diags(U * np.einsum("ai,bi->ab", n_up, n_down).ravel())
     hamiltonian = sparse.kron(h_up, sparse.identity(h_down.shape[0])) \
         + sparse.kron(sparse.identity(h_up.shape[0]), h_down) + interaction
@@ -57,3 +75,14 @@ def exact_ground_state(L: int, t: float, U: float, A: float, N_up: int, N_down: 
     weights = np.abs(vectors[:, 0].reshape(h_up.shape[0], h_down.shape[0])) ** 2
     density = weights.sum(axis=1) @ n_up + weights.sum(axis=0) @ n_down
     return float(energies[0]), density
+
+
+def exact_ground_state(L: int, t: float, U: float, A: float, N_up: int, N_down: int) -> tuple[float, np.ndarray]:
+    """The open chain in the trap: ground-state energy and density profile."""
+    return exact_lattice_ground_state(chain_bonds(L), trap(L, A), t, U, N_up, N_down)
+
+
+def exact_ladder_ground_state(L: int, t: float, U: float, A: float, N_up: int, N_down: int
+                              ) -> tuple[float, np.ndarray]:
+    """The two-leg ladder of L rungs, both legs in the same trap along the legs, sites in TeNPy's order."""
+    return exact_lattice_ground_state(ladder_bonds(L), np.repeat(trap(L, A), 2), t, U, N_up, N_down)

@@ -1,5 +1,5 @@
 """TeNPy backgrounds: the open spin-1/2 Heisenberg chain, the transverse-field Ising chain, and the
-trapped attractive Hubbard chain.
+trapped attractive Hubbard chain and two-leg ladder.
 
 Spin operators are S = sigma/2 (TeNPy's SpinChain): E0(L=6) = -2.4935771338879 (exact diagonalisation).
 TeNPy's FermiHubbardChain adds -mu_i n_i, so the trap V_i = (4 A / L^2)(i - (L - 1)/2)^2 enters as
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from tenpy.algorithms import dmrg
-from tenpy.models.hubbard import FermiHubbardChain
+from tenpy.models.hubbard import FermiHubbardChain, FermiHubbardModel
 from tenpy.models.spins import SpinChain
 from tenpy.models.tf_ising import TFIChain
 from tenpy.networks.mps import MPS
@@ -28,7 +28,7 @@ def initialstate_neel(model: SpinChain) -> MPS:
     return MPS.from_product_state(model.lat.mps_sites(), ["up", "down"] * (L // 2), bc="finite")
 
 
-def effector_dmrg(psi: MPS, model: SpinChain | TFIChain | FermiHubbardChain, chi_max: int, svd_min: float,
+def effector_dmrg(psi: MPS, model: SpinChain | TFIChain | FermiHubbardModel, chi_max: int, svd_min: float,
                   max_sweeps: int) -> float:
     """Two-site DMRG with a mixer; ``psi`` becomes the ground state, the energy is returned."""
     options = {"mixer": True, "max_sweeps": max_sweeps, "trunc_params": {"chi_max": chi_max, "svd_min": svd_min}}
@@ -61,8 +61,16 @@ def hamiltonian_trapped_hubbard(L: int, t: float, U: float, trap: np.ndarray) ->
                               "cons_Sz": "Sz", "bc_MPS": "finite"})
 
 
-def initialstate_fermions(model: FermiHubbardChain, N_up: int, N_down: int) -> MPS:
-    """A product state with N_up up and N_down down fermions, spread evenly over the chain."""
+def hamiltonian_trapped_hubbard_ladder(L: int, t: float, U: float, trap: np.ndarray) -> FermiHubbardModel:
+    """Two-leg ladder of L rungs, hopping t on legs and rungs, both legs in the trap along the legs.
+
+    MPS order k = 2 x + y (rung x, leg y), so density profiles come rung by rung."""
+    return FermiHubbardModel({"lattice": "Ladder", "L": L, "t": t, "U": U, "mu": -np.asarray(trap, dtype=float),
+                              "cons_N": "N", "cons_Sz": "Sz", "bc_MPS": "finite", "bc_x": "open"})
+
+
+def initialstate_fermions(model: FermiHubbardModel, N_up: int, N_down: int) -> MPS:
+    """A product state with N_up up and N_down down fermions, spread evenly over the sites."""
     L = model.lat.N_sites
     up, down = set(np.linspace(0, L - 1, N_up).round().astype(int)), set(np.linspace(0, L - 1, N_down).round().astype(int))
     labels = {(True, True): "full", (True, False): "up", (False, True): "down", (False, False): "empty"}
@@ -112,4 +120,18 @@ TRAPPED_HUBBARD_CHAIN = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN)
+TRAPPED_HUBBARD_LADDER = BackgroundPipeline(
+    backend="tenpy", name="trapped_hubbard_ladder",
+    model="trapped_hubbard", lattice="ladder", method="dmrg",
+    params={"L": 3, "t": 1.0, "U": -4.0, "A": 1.0, "N_up": 3, "N_down": 3, "chi_max": 64, "svd_min": 1e-10,
+            "max_sweeps": 10},
+    steps=(
+        BackgroundStep("lattice", lattice_harmonic_trap, "trap"),
+        BackgroundStep("hamiltonian", hamiltonian_trapped_hubbard_ladder, "model"),
+        BackgroundStep("initialstate", initialstate_fermions, "psi"),
+        BackgroundStep("effector", effector_dmrg, "energy"),
+        BackgroundStep("observable", observable_density, "density"),
+    ),
+)
+
+PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER)

@@ -1,7 +1,7 @@
 """TeNPy background functions against exact diagonalisation at six sites.
 
 References: the open Heisenberg chain (S = sigma/2) by dense diagonalisation here; the trapped
-Hubbard chain by tests/support/hubbard_exact.py (sector ED, independent of TeNPy).
+Hubbard chain and ladder by tests/support/hubbard_exact.py (sector ED, independent of TeNPy).
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.hubbard_exact import exact_ground_state
+from tests.support.hubbard_exact import exact_ground_state, exact_ladder_ground_state
 from verifiers.library.tenpy_background import (
-    HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, hamiltonian_trapped_hubbard, initialstate_fermions,
+    HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER, hamiltonian_trapped_hubbard,
+    initialstate_fermions,
     lattice_harmonic_trap,
 )
 
@@ -67,3 +68,25 @@ def test_the_trapped_hubbard_pipeline_matches_exact_diagonalisation():
     energy, density = exact_ground_state(L=6, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=3)
     assert namespace["energy"] == pytest.approx(energy, abs=1e-6)
     assert namespace["density"] == pytest.approx(density, abs=1e-5)
+
+
+def test_the_trapped_hubbard_ladder_pipeline_matches_exact_diagonalisation():
+    # the exact solution carries the Jordan-Wigner sign of leg hops past the rung partner
+    namespace = TRAPPED_HUBBARD_LADDER.run()
+    energy, density = exact_ladder_ground_state(L=3, t=1.0, U=-4.0, A=1.0, N_up=3, N_down=3)
+    assert namespace["energy"] == pytest.approx(energy, abs=1e-6)
+    assert namespace["density"] == pytest.approx(density, abs=1e-5)
+    assert namespace["density"][0] == pytest.approx(namespace["density"][1], abs=1e-6), "the legs are equivalent"
+
+
+def test_the_exact_ladder_solution_fills_single_particle_levels_without_interaction():
+    """The reference itself: at U = 0 the many-body energy is the sum of the lowest orbital energies, which
+    holds only if the Jordan-Wigner signs are right."""
+    from tests.support.hubbard_exact import ladder_bonds, trap
+
+    hopping = np.zeros((6, 6))
+    for i, j in ladder_bonds(3):
+        hopping[i, j] = hopping[j, i] = -1.0
+    levels = np.linalg.eigvalsh(hopping + np.diag(np.repeat(trap(3, 1.0), 2)))
+    energy, _ = exact_ladder_ground_state(L=3, t=1.0, U=0.0, A=1.0, N_up=3, N_down=2)
+    assert energy == pytest.approx(levels[:3].sum() + levels[:2].sum(), abs=1e-10)
