@@ -11,8 +11,11 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
+from qiskit.quantum_info import Statevector
+
 from verifiers.library.qiskit_background import (
-    TFIM_TROTTER, circuit_trotter, effector_statevector, hamiltonian_tfim, initialstate_all_up,
+    TFIM_TROTTER, TFIM_VQE, ansatz_ry_linear, circuit_trotter, effector_statevector, hamiltonian_tfim,
+    initialstate_all_up,
 )
 
 
@@ -39,3 +42,18 @@ def test_many_trotter_steps_approach_exact_evolution():
 def test_the_pipeline_conserves_the_energy_of_the_all_up_state():
     assert TFIM_TROTTER.run()["energy"] == pytest.approx(-1.0 * 3, abs=2e-2)  # five Trotter steps
     assert TFIM_TROTTER.run(steps=100)["energy"] == pytest.approx(-3.0, abs=1e-3)
+
+
+def test_the_ry_ansatz_has_one_angle_per_qubit_and_layer_and_real_amplitudes():
+    ansatz = ansatz_ry_linear(3, reps=2)
+    assert ansatz.num_parameters == 9
+    amplitudes = Statevector(ansatz.assign_parameters(np.linspace(0.1, 0.9, 9))).data
+    assert np.abs(amplitudes.imag).max() < 1e-12
+
+
+def test_the_vqe_pipeline_reaches_the_exact_ground_energy():
+    # three qubits, two layers: the real-amplitude ansatz spans the ground state of the real symmetric H
+    namespace = TFIM_VQE.run()
+    exact = float(np.linalg.eigvalsh(dense_tfim(3, 1.0, 1.0))[0])
+    assert namespace["energy"] == pytest.approx(exact, abs=1e-6)
+    assert namespace["energy"] < TFIM_VQE.run(reps=0)["energy"] - 1e-3, "a product state cannot reach it"
