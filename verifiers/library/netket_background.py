@@ -1,6 +1,9 @@
-"""NetKet background: Ising chain, RBM, local Metropolis sampling, plain stochastic-gradient VMC, energy.
+"""NetKet backgrounds: RBM ground states of the periodic Ising chain (local Metropolis moves) and of the
+periodic Heisenberg chain at zero magnetisation (exchange moves), by plain stochastic-gradient VMC.
 
-NetKet's Ising uses Pauli operators: H = -h sum X_i + J sum Z_i Z_{i+1} (see ../shared/BACKENDS.md).
+NetKet's Ising and Heisenberg use Pauli operators: H = -h sum X_i + J sum Z_i Z_{i+1} and
+H = J sum sigma_i . sigma_{i+1} = 4 J sum S_i . S_{i+1}, the latter with the Marshall sign rule applied
+(a unitary change of basis: same spectrum).  See ../shared/BACKENDS.md.
 """
 
 from __future__ import annotations
@@ -27,7 +30,19 @@ def sampler_metropolis_local(hamiltonian: nk.operator.Ising) -> nk.sampler.Metro
     return nk.sampler.MetropolisLocal(hamiltonian.hilbert)
 
 
-def effector_vmc(hamiltonian: nk.operator.Ising, model: nk.models.RBM, sampler: nk.sampler.MetropolisSampler,
+def hamiltonian_heisenberg(graph: nk.graph.Graph, J: float) -> nk.operator.Heisenberg:
+    """The Heisenberg chain in the zero-magnetisation sector (where the ground state of J > 0 lies)."""
+    hilbert = nk.hilbert.Spin(s=0.5, N=graph.n_nodes, total_sz=0)
+    return nk.operator.Heisenberg(hilbert=hilbert, graph=graph, J=J)
+
+
+def sampler_metropolis_exchange(hamiltonian: nk.operator.Heisenberg, graph: nk.graph.Graph
+                                ) -> nk.sampler.MetropolisSampler:
+    """Swaps of neighbouring spins: moves that keep the total magnetisation."""
+    return nk.sampler.MetropolisExchange(hamiltonian.hilbert, graph=graph)
+
+
+def effector_vmc(hamiltonian: nk.operator.DiscreteOperator, model: nk.models.RBM, sampler: nk.sampler.MetropolisSampler,
                  n_samples: int, n_iter: int, learning_rate: float, seed: int) -> nk.vqs.MCState:
     state = nk.vqs.MCState(sampler, model, n_samples=n_samples, seed=seed, sampler_seed=seed)
     driver = nk.VMC(hamiltonian, nk.optimizer.Sgd(learning_rate=learning_rate), variational_state=state)
@@ -35,7 +50,7 @@ def effector_vmc(hamiltonian: nk.operator.Ising, model: nk.models.RBM, sampler: 
     return state
 
 
-def observable_energy(state: nk.vqs.MCState, hamiltonian: nk.operator.Ising) -> float:
+def observable_energy(state: nk.vqs.MCState, hamiltonian: nk.operator.DiscreteOperator) -> float:
     return float(state.expect(hamiltonian).mean.real)
 
 
@@ -54,4 +69,18 @@ ISING_RBM = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (ISING_RBM,)
+HEISENBERG_RBM = BackgroundPipeline(
+    backend="netket", name="heisenberg_rbm",
+    model="heisenberg", lattice="ring", method="vmc_rbm",
+    params={"L": 6, "J": 1.0, "alpha": 1, "n_samples": 256, "n_iter": 100, "learning_rate": 0.05, "seed": 0},
+    steps=(
+        BackgroundStep("lattice", lattice_chain, "graph"),
+        BackgroundStep("hamiltonian", hamiltonian_heisenberg, "hamiltonian"),
+        BackgroundStep("ansatz", ansatz_rbm, "model"),
+        BackgroundStep("sampler", sampler_metropolis_exchange, "sampler"),
+        BackgroundStep("effector", effector_vmc, "state"),
+        BackgroundStep("observable", observable_energy, "energy"),
+    ),
+)
+
+PIPELINES = (ISING_RBM, HEISENBERG_RBM)
