@@ -1,8 +1,9 @@
-"""PySCF background: a molecule, a converged Kohn-Sham calculation, its total and orbital energies."""
+"""PySCF backgrounds: a molecule, a converged Kohn-Sham or restricted Hartree-Fock calculation, and its
+total and orbital energies (hartree)."""
 
 from __future__ import annotations
 
-from pyscf import dft, gto
+from pyscf import dft, gto, scf
 
 from verifiers.library import BackgroundPipeline, BackgroundStep
 
@@ -18,11 +19,17 @@ def effector_rks(mol: gto.Mole, xc: str) -> dft.rks.RKS:
     return calculation
 
 
-def observable_total_energy(calculation: dft.rks.RKS) -> float:
+def effector_rhf(mol: gto.Mole) -> scf.hf.RHF:
+    calculation = scf.RHF(mol)
+    calculation.kernel()
+    return calculation
+
+
+def observable_total_energy(calculation: scf.hf.SCF) -> float:
     return float(calculation.e_tot)
 
 
-def observable_orbital_energies(calculation: dft.rks.RKS) -> list[float]:
+def observable_orbital_energies(calculation: scf.hf.SCF) -> list[float]:
     return [float(energy) for energy in calculation.mo_energy]
 
 
@@ -37,4 +44,15 @@ MOLECULE_RKS = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (MOLECULE_RKS,)
+MOLECULE_RHF = BackgroundPipeline(
+    backend="pyscf", name="molecule_rhf",
+    model="molecule", lattice="molecule", method="rhf",
+    params={"atom": "O 0 0 0; H 0 0.757 0.587; H 0 -0.757 0.587", "basis": "sto-3g"},
+    steps=(
+        BackgroundStep("item", item_molecule, "mol"),
+        BackgroundStep("effector", effector_rhf, "calculation"),
+        BackgroundStep("observable", observable_total_energy, "energy"),
+    ),
+)
+
+PIPELINES = (MOLECULE_RKS, MOLECULE_RHF)

@@ -1,16 +1,20 @@
-"""PySCF background functions on H2 in STO-3G.
+"""PySCF background functions on H2 and water in STO-3G.
 
 Reference: Szabo & Ostlund, Modern Quantum Chemistry (1996), section 3.5: minimal-basis H2 at
-R = 1.4 bohr has E_RHF = -1.117 Ha and orbital energies -0.578 and +0.670 Ha.  An RKS calculation
-with xc = "hf" is Hartree-Fock, so it must reproduce them.
+R = 1.4 bohr has E_RHF = -1.117 Ha and orbital energies -0.578 and +0.670 Ha; their STO-3G water at
+R(OH) = 1.809 bohr and 104.52 degrees has E_RHF = -74.963 Ha.  An RKS calculation with xc = "hf" is
+Hartree-Fock, so it must reproduce them too.
 """
 
 from __future__ import annotations
 
 import pytest
 
+import numpy as np
+
 from verifiers.library.pyscf_background import (
-    MOLECULE_RKS, effector_rks, item_molecule, observable_orbital_energies, observable_total_energy,
+    MOLECULE_RHF, MOLECULE_RKS, effector_rhf, effector_rks, item_molecule, observable_orbital_energies,
+    observable_total_energy,
 )
 
 H2_AT_1_4_BOHR = "H 0 0 0; H 0 0 0.7408481"  # 1.4 bohr in angstrom
@@ -27,3 +31,22 @@ def test_the_b3lyp_pipeline_lies_below_hartree_fock():
     energy = MOLECULE_RKS.run()["energy"]
     hartree_fock = observable_total_energy(effector_rks(item_molecule(MOLECULE_RKS.params["atom"], "sto-3g"), "hf"))
     assert energy < hartree_fock and energy == pytest.approx(-1.16, abs=0.03)
+
+
+def _szabo_ostlund_water() -> str:
+    bond, half_angle = 1.809 * 0.529177210903, np.deg2rad(104.52 / 2)  # bohr -> angstrom
+    y, z = bond * np.sin(half_angle), bond * np.cos(half_angle)
+    return f"O 0 0 0; H 0 {y} {z}; H 0 {-y} {z}"
+
+
+def test_restricted_hartree_fock_water_matches_the_textbook_value():
+    molecule = item_molecule(_szabo_ostlund_water(), "sto-3g")
+    assert observable_total_energy(effector_rhf(molecule)) == pytest.approx(-74.963, abs=1e-3)
+    assert observable_total_energy(effector_rks(molecule, "hf")) == pytest.approx(-74.963, abs=1e-3)
+
+
+def test_the_rhf_pipeline_gives_five_occupied_levels_for_water():
+    namespace = MOLECULE_RHF.run()
+    levels = observable_orbital_energies(namespace["calculation"])
+    assert len(levels) == 7 and sum(level < 0 for level in levels) == 5, "ten electrons in seven STO-3G orbitals"
+    assert namespace["energy"] == pytest.approx(-74.96, abs=0.01), "near the textbook geometry"
