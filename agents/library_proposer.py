@@ -66,20 +66,30 @@ def _check(spec: ProposerSpec, backend: str, pipeline: BackgroundPipeline | None
     return pipeline
 
 
+def _alias(alias: ast.alias) -> str:
+    return alias.name + (f" as {alias.asname}" if alias.asname else "")
+
+
 def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]:
-    """``lines``, then the top-level imports of the modules the functions come from (not __future__,
-    not our own, none twice)."""
+    """``lines``, then the imports of the modules the functions come from that the functions use (not
+    __future__, not our own, each name once)."""
     lines = list(lines)
+    used = {node.id for function in functions for node in ast.walk(ast.parse(inspect.getsource(function)))
+            if isinstance(node, ast.Name)}
     for module in dict.fromkeys(inspect.getmodule(function) for function in functions):
-        source = inspect.getsource(module)
-        for node in ast.parse(source).body:
+        for node in ast.parse(inspect.getsource(module)).body:
             if isinstance(node, ast.ImportFrom) and (node.module == "__future__"
                                                      or (node.module or "").startswith("verifiers")):
                 continue
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                line = ast.get_source_segment(source, node)
-                if line not in lines:
-                    lines.append(line)
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            needed = [alias for alias in node.names if (alias.asname or alias.name.split(".")[0]) in used]
+            if not needed:
+                continue
+            names = ", ".join(_alias(alias) for alias in needed)
+            line = f"import {names}" if isinstance(node, ast.Import) else f"from {node.module} import {names}"
+            if line not in lines:
+                lines.append(line)
     return lines
 
 

@@ -6,6 +6,7 @@ four-qubit chain: <H> = -J (L - 1) at t = 0, and exact evolution keeps it.
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -17,6 +18,7 @@ from physvec.runstore.transcript import EventType, read_events
 from physvec.taskfiles.loading import load_task
 from physvec.taskfiles.task import ProposerSpec
 from tests.support.scripted import FIXTURES
+from verifiers.library import BACKEND_MODULES, RESULT_ROLES, pipelines_for
 from verifiers.programming.contract import analyse_script
 
 TFIM_TASK = FIXTURES / "library_tfim_task"
@@ -78,3 +80,40 @@ def test_with_no_model_and_no_spec_reproduce_explains_how_to_configure_a_model(t
     assert "--model SPEC" in message and "no spec for the library proposer" in message
     assert reproduce_main([str(tiny_task), "--model", "library", "--runs-dir", str(tmp_path / "runs")]) == 2
     assert not (tmp_path / "runs").exists() or not list_runs(tmp_path / "runs")
+
+
+def _undefined_names(script: str) -> set[str]:
+    """Names a script reads that it neither defines, imports, binds locally nor gets from builtins."""
+    import builtins
+
+    tree = ast.parse(script)
+    defined = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+            and node.id not in defined}
+
+
+def _imported_names(script: str) -> set[str]:
+    return {(alias.asname or alias.name).split(".")[0] for node in ast.parse(script).body
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+
+
+@pytest.mark.parametrize("pipeline", [p for backend in BACKEND_MODULES for p in pipelines_for(backend)],
+                         ids=lambda p: f"{p.backend}:{p.name}")
+def test_every_library_pipeline_composes_to_a_self_contained_script(pipeline):
+    results = [step.output for step in pipeline.steps if step.role in RESULT_ROLES]
+    spec = ProposerSpec(model=pipeline.model, lattice=pipeline.lattice, method=pipeline.method,
+                        parameters=dict(pipeline.params), observables=results[-1:])
+    script = compose_script(spec, pipeline.backend).script
+    assert analyse_script(script).breaches == []
+    assert _undefined_names(script) == set(), "every helper a step function uses is in the script"
+    used = {node.id for node in ast.walk(ast.parse(script)) if isinstance(node, ast.Name)}
+    assert _imported_names(script) - used - {"annotations"} == set(), "no import the script does not use"
