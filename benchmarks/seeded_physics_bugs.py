@@ -1,10 +1,11 @@
-"""Seeded physics bugs in the TeNPy trapped-Hubbard fixture: is each caught by its named check?
+"""Seeded physics bugs: is each caught by its named check?
 
-Runs the correct script through the Scientific and Convergence verifiers, then every seed of
-tests/verifiers/scientific/seeded_tenpy.py through the verifier that must catch it, and prints one row
-each with wall times.  These are the heavy tests of test_seeded_bugs_tenpy.py; the Qiskit and numpy
-seeds run in the default test suite.  Exit status 1 if the correct script is not certified or a
-seed escapes.
+TeNPy trapped-Hubbard fixture: runs the correct script through the Scientific and Convergence
+verifiers, then every seed of tests/verifiers/scientific/seeded_tenpy.py through the verifier that
+must catch it.  Qiskit quench fixture: runs every seed of test_seeded_bugs_qiskit.py through the
+whole `reproduce` pipeline.  One row each with wall times.  These are the heavy tests of
+test_seeded_bugs_tenpy.py and test_seeded_bugs_qiskit.py.  Exit status 1 if a correct script is not
+certified or a seed escapes.
 
     python benchmarks/seeded_physics_bugs.py
 """
@@ -22,6 +23,8 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.verifiers.scientific.seeded_tenpy import SCRIPT, SEEDS, seeded, verify  # noqa: E402
+from tests.verifiers.scientific.test_seeded_bugs_qiskit import SEEDS as QISKIT_SEEDS  # noqa: E402
+from tests.verifiers.scientific.test_seeded_bugs_qiskit import caught_by_its_check  # noqa: E402
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier  # noqa: E402
 
 
@@ -49,7 +52,23 @@ def main() -> int:
         table.add_row(seed, check, outcome, "yes" if outcome == "failed" else "NO", f"{seconds:.1f}")
     Console().print(table)
     print(f"correct script passes: {correct_ok}; seeds caught by their named check: {caught}/{len(SEEDS)}")
-    return 0 if correct_ok and caught == len(SEEDS) else 1
+    qiskit_ok = _qiskit_seeds()
+    return 0 if correct_ok and caught == len(SEEDS) and qiskit_ok else 1
+
+
+def _qiskit_seeds() -> bool:
+    table = Table(title="Qiskit four-qubit quench ring: seeded physics bugs through reproduce")
+    for column in ("script", "as required", "seconds"):
+        table.add_column(column)
+    all_ok = True
+    for seed in QISKIT_SEEDS:
+        with tempfile.TemporaryDirectory(prefix="physvec-seeds-") as folder:
+            started = time.monotonic()
+            ok, _ = caught_by_its_check(Path(folder), seed)
+            table.add_row(seed, "yes" if ok else "NO", f"{time.monotonic() - started:.1f}")
+        all_ok &= ok
+    Console().print(table)
+    return all_ok
 
 
 if __name__ == "__main__":
