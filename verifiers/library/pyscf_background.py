@@ -19,8 +19,10 @@ def effector_rks(mol: gto.Mole, xc: str) -> dft.rks.RKS:
     return calculation
 
 
-def effector_rhf(mol: gto.Mole) -> scf.hf.RHF:
+def effector_rhf(mol: gto.Mole, conv_tol: float) -> scf.hf.RHF:
+    """Restricted Hartree-Fock converged until the energy changes by less than ``conv_tol`` hartree."""
     calculation = scf.RHF(mol)
+    calculation.conv_tol = conv_tol
     calculation.kernel()
     return calculation
 
@@ -47,7 +49,7 @@ MOLECULE_RKS = BackgroundPipeline(
 MOLECULE_RHF = BackgroundPipeline(
     backend="pyscf", name="molecule_rhf",
     model="molecule", lattice="molecule", method="rhf",
-    params={"atom": "O 0 0 0; H 0 0.757 0.587; H 0 -0.757 0.587", "basis": "sto-3g"},
+    params={"atom": "O 0 0 0; H 0 0.757 0.587; H 0 -0.757 0.587", "basis": "sto-3g", "conv_tol": 1e-9},
     steps=(
         BackgroundStep("item", item_molecule, "mol"),
         BackgroundStep("effector", effector_rhf, "calculation"),

@@ -40,6 +40,12 @@ def observable_energy(state: Statevector, hamiltonian: SparsePauliOp) -> float:
     return float(state.expectation_value(hamiltonian).real)
 
 
+def observable_magnetization(state: Statevector) -> float:
+    """<Z> averaged over the qubits (+1 for all qubits in |0>)."""
+    L = state.num_qubits
+    return float(state.expectation_value(SparsePauliOp.from_sparse_list([("Z", [i], 1 / L) for i in range(L)], L)).real)
+
+
 TFIM_TROTTER = BackgroundPipeline(
     backend="qiskit", name="tfim_trotter",
     model="transverse_field_ising", lattice="chain", method="trotter",
@@ -50,8 +56,10 @@ TFIM_TROTTER = BackgroundPipeline(
         BackgroundStep("circuit", circuit_trotter, "circuit"),
         BackgroundStep("effector", effector_statevector, "state"),
         BackgroundStep("observable", observable_energy, "energy"),
+        BackgroundStep("observable", observable_magnetization, "magnetization"),
     ),
 )
+
 
 def ansatz_ry_linear(L: int, reps: int) -> QuantumCircuit:
     """RY rotations on every qubit and CX between neighbours, repeated: (reps + 1) L angles, real amplitudes."""

@@ -41,7 +41,7 @@ def _szabo_ostlund_water() -> str:
 
 def test_restricted_hartree_fock_water_matches_the_textbook_value():
     molecule = item_molecule(_szabo_ostlund_water(), "sto-3g")
-    assert observable_total_energy(effector_rhf(molecule)) == pytest.approx(-74.963, abs=1e-3)
+    assert observable_total_energy(effector_rhf(molecule, 1e-9)) == pytest.approx(-74.963, abs=1e-3)
     assert observable_total_energy(effector_rks(molecule, "hf")) == pytest.approx(-74.963, abs=1e-3)
 
 
@@ -50,3 +50,13 @@ def test_the_rhf_pipeline_gives_five_occupied_levels_for_water():
     levels = observable_orbital_energies(namespace["calculation"])
     assert len(levels) == 7 and sum(level < 0 for level in levels) == 5, "ten electrons in seven STO-3G orbitals"
     assert namespace["energy"] == pytest.approx(-74.96, abs=0.01), "near the textbook geometry"
+
+
+def test_restricted_hartree_fock_h2_agrees_with_an_independent_implementation():
+    # qmp_bench/independent/minimal_basis_rhf.py: textbook Gaussian integrals and SCF, no PySCF
+    from qmp_bench.independent.minimal_basis_rhf import restricted_hartree_fock
+
+    independent = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 1.4))])
+    calculation = effector_rhf(item_molecule(H2_AT_1_4_BOHR, "sto-3g"), 1e-10)
+    assert observable_total_energy(calculation) == pytest.approx(independent.energy, abs=1e-6)
+    assert observable_orbital_energies(calculation) == pytest.approx(independent.orbital_energies, abs=1e-6)

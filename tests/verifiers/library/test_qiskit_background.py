@@ -57,3 +57,12 @@ def test_the_vqe_pipeline_reaches_the_exact_ground_energy():
     exact = float(np.linalg.eigvalsh(dense_tfim(3, 1.0, 1.0))[0])
     assert namespace["energy"] == pytest.approx(exact, abs=1e-6)
     assert namespace["energy"] < TFIM_VQE.run(reps=0)["energy"] - 1e-3, "a product state cannot reach it"
+
+
+def test_the_trotter_magnetization_follows_exact_evolution():
+    # independent reference: the matrix exponential on the 2^L space (qmp_bench/independent/quench.py)
+    from qmp_bench.independent.quench import quench_magnetization
+
+    namespace = TFIM_TROTTER.run(steps=200)
+    assert namespace["magnetization"] == pytest.approx(quench_magnetization(4, 1.0, 1.0, 0.5), abs=1e-4)
+    assert TFIM_TROTTER.run(h=0.0)["magnetization"] == pytest.approx(1.0), "all-up is an eigenstate without field"

@@ -1,7 +1,7 @@
 """TeNPy background functions against exact diagonalisation at six sites.
 
 References: the open Heisenberg chain (S = sigma/2) by dense diagonalisation here; the trapped
-Hubbard chain and ladder by tests/support/hubbard_exact.py (sector ED, independent of TeNPy).
+Hubbard chain and ladder by qmp_bench/independent/hubbard.py (sector ED, independent of TeNPy).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.hubbard_exact import exact_ground_state, exact_ladder_ground_state
+from qmp_bench.independent.hubbard import exact_ground_state, exact_ladder_ground_state
 from verifiers.library.tenpy_background import (
     HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER, hamiltonian_trapped_hubbard,
     initialstate_fermions,
@@ -82,7 +82,7 @@ def test_the_trapped_hubbard_ladder_pipeline_matches_exact_diagonalisation():
 def test_the_exact_ladder_solution_fills_single_particle_levels_without_interaction():
     """The reference itself: at U = 0 the many-body energy is the sum of the lowest orbital energies, which
     holds only if the Jordan-Wigner signs are right."""
-    from tests.support.hubbard_exact import ladder_bonds, trap
+    from qmp_bench.independent.hubbard import ladder_bonds, trap
 
     hopping = np.zeros((6, 6))
     for i, j in ladder_bonds(3):

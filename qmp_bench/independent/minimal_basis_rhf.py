@@ -1,0 +1,128 @@
+"""Closed-shell Hartree-Fock in an s-type STO-3G basis, from the textbook closed-form Gaussian integrals.
+
+Enough for H2 and He: each atom carries one contracted 1s function of three normalised primitives.
+The integrals over s Gaussians (overlap, kinetic, nuclear attraction and electron repulsion through the
+Boys function F0) and the SCF with symmetric orthogonalisation follow Szabo & Ostlund, Modern Quantum
+Chemistry (1996), chapter 3 and appendix A.  Lengths in bohr, energies in hartree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Callable
+from itertools import product
+
+import numpy as np
+from scipy.special import erf
+
+STO3G_COEFFICIENTS = (0.15432897, 0.53532814, 0.44463454)
+STO3G_EXPONENTS = {"H": (3.42525091, 0.62391373, 0.16885540), "He": (6.36242139, 1.15892300, 0.31364979)}
+NUCLEAR_CHARGE = {"H": 1, "He": 2}
+BOHR_IN_ANGSTROM = 0.529177210903
+
+
+@dataclass(frozen=True)
+class Primitive:
+    exponent: float
+    coefficient: float
+    centre: np.ndarray
+
+    @property
+    def norm(self) -> float:
+        return (2 * self.exponent / np.pi) ** 0.75
+
+
+def _boys0(t: float) -> float:
+    return 1.0 if t < 1e-12 else 0.5 * np.sqrt(np.pi / t) * erf(np.sqrt(t))
+
+
+def _pair(a: Primitive, b: Primitive) -> tuple[float, float, np.ndarray, float]:
+    """Gaussian product rule: total exponent, reduced exponent, product centre, prefactor."""
+    p = a.exponent + b.exponent
+    reduced = a.exponent * b.exponent / p
+    gaussian = float(np.exp(-reduced * np.sum((a.centre - b.centre) ** 2)))
+    return p, reduced, (a.exponent * a.centre + b.exponent * b.centre) / p, gaussian
+
+
+def _overlap(a: Primitive, b: Primitive) -> float:
+    p, _, _, gaussian = _pair(a, b)
+    return (np.pi / p) ** 1.5 * gaussian
+
+
+def _kinetic(a: Primitive, b: Primitive) -> float:
+    p, reduced, _, gaussian = _pair(a, b)
+    distance2 = np.sum((a.centre - b.centre) ** 2)
+    return reduced * (3 - 2 * reduced * distance2) * (np.pi / p) ** 1.5 * gaussian
+
+
+def _attraction(a: Primitive, b: Primitive, charge: int, nucleus: np.ndarray) -> float:
+    p, _, centre, gaussian = _pair(a, b)
+    return -2 * np.pi / p * charge * gaussian * _boys0(p * np.sum((centre - nucleus) ** 2))
+
+
+def _repulsion(a: Primitive, b: Primitive, c: Primitive, d: Primitive) -> float:
+    p, _, P, gab = _pair(a, b)
+    q, _, Q, gcd = _pair(c, d)
+    return 2 * np.pi**2.5 / (p * q * np.sqrt(p + q)) * gab * gcd * _boys0(p * q / (p + q) * np.sum((P - Q) ** 2))
+
+
+def _basis(atoms: list[tuple[str, np.ndarray]]) -> list[list[Primitive]]:
+    return [[Primitive(alpha, d, centre) for alpha, d in zip(STO3G_EXPONENTS[element], STO3G_COEFFICIENTS)]
+            for element, centre in atoms]
+
+
+def _contracted(function: list[Primitive], *others: list[Primitive], integral: Callable[..., float]) -> float:
+    total = 0.0
+    for primitives in product(function, *others):
+        weight = np.prod([g.coefficient * g.norm for g in primitives])
+        total += weight * integral(*primitives)
+    return total
+
+
+@dataclass(frozen=True)
+class HartreeFock:
+    energy: float
+    orbital_energies: list[float]
+
+
+def restricted_hartree_fock(atoms: list[tuple[str, tuple[float, float, float]]], tolerance: float = 1e-12,
+                            max_iterations: int = 200) -> HartreeFock:
+    """Closed-shell RHF of the neutral molecule ``atoms`` (element, position in bohr)."""
+    placed = [(element, np.asarray(position, dtype=float)) for element, position in atoms]
+    basis = _basis(placed)
+    n = len(basis)
+    electrons = sum(NUCLEAR_CHARGE[element] for element, _ in placed)
+    if electrons % 2:
+        raise ValueError("closed-shell RHF needs an even number of electrons")
+    S = np.array([[_contracted(basis[i], basis[j], integral=_overlap) for j in range(n)] for i in range(n)])
+    T = np.array([[_contracted(basis[i], basis[j], integral=_kinetic) for j in range(n)] for i in range(n)])
+    V = sum(np.array([[_contracted(basis[i], basis[j], integral=lambda a, b: _attraction(a, b, NUCLEAR_CHARGE[el], R))
+                       for j in range(n)] for i in range(n)]) for el, R in placed)
+    eri = np.zeros((n, n, n, n))
+    for i, j, k, l in product(range(n), repeat=4):
+        eri[i, j, k, l] = _contracted(basis[i], basis[j], basis[k], basis[l], integral=_repulsion)
+    core = T + V
+    values, vectors = np.linalg.eigh(S)
+    X = vectors @ np.diag(values**-0.5) @ vectors.T
+    density, energy = np.zeros((n, n)), 0.0
+    for _ in range(max_iterations):
+        fock = core + np.einsum("kl,ijlk->ij", density, eri) - 0.5 * np.einsum("kl,ilkj->ij", density, eri)
+        orbital_energies, rotated = np.linalg.eigh(X.T @ fock @ X)
+        coefficients = X @ rotated
+        occupied = coefficients[:, :electrons // 2]
+        new_density = 2 * occupied @ occupied.T
+        new_energy = 0.5 * float(np.sum(new_density * (core + fock)))
+        converged = abs(new_energy - energy) < tolerance and np.abs(new_density - density).max() < 1e-10
+        density, energy = new_density, new_energy
+        if converged:
+            break
+    else:
+        raise RuntimeError(f"the SCF did not converge in {max_iterations} iterations")
+    fock = core + np.einsum("kl,ijlk->ij", density, eri) - 0.5 * np.einsum("kl,ilkj->ij", density, eri)
+    electronic = 0.5 * float(np.sum(density * (core + fock)))
+    return HartreeFock(electronic + _nuclear_repulsion(placed), [float(e) for e in np.linalg.eigh(X.T @ fock @ X)[0]])
+
+
+def _nuclear_repulsion(atoms: list[tuple[str, np.ndarray]]) -> float:
+    return sum(NUCLEAR_CHARGE[a] * NUCLEAR_CHARGE[b] / float(np.linalg.norm(Ra - Rb))
+               for index, (a, Ra) in enumerate(atoms) for b, Rb in atoms[index + 1:])
