@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator, model_validator
 
 from physvec.taskfiles.base import StrictModel, Tolerances
 
@@ -17,10 +17,28 @@ DomainChecker = Literal["dualitycert", "phact", "matpcr"]
 PAPER_SUFFIXES = (".tex", ".md", ".pdf")
 
 
+class Citation(StrictModel):
+    """Where the result was published: a DOI for an article, an ISBN for a book."""
+
+    authors: list[str] = Field(min_length=1)
+    title: str = Field(min_length=1)
+    venue: str = Field(min_length=1, description="journal with volume and page, or the publisher of a book")
+    year: int = Field(ge=1900, le=2100)
+    doi: str | None = Field(None, pattern=r"^10\.\d{4,9}/\S+$")
+    isbn: str | None = Field(None, pattern=r"^[0-9Xx-]{10,17}$")
+
+    @model_validator(mode="after")
+    def _identified(self) -> Citation:
+        if self.doi is None and self.isbn is None:
+            raise ValueError("a citation needs a doi (article) or an isbn (book)")
+        return self
+
+
 class PaperSource(StrictModel):
     """The paper (or the relevant part of it) the figure comes from."""
 
     path: str = Field(min_length=1, description="LaTeX, Markdown or PDF file, relative to the task file")
+    citation: Citation | None = None
 
     @field_validator("path")
     @classmethod

@@ -27,9 +27,9 @@ def initialstate_all_up(L: int) -> QuantumCircuit:
 
 
 def circuit_trotter(initial: QuantumCircuit, hamiltonian: SparsePauliOp, time: float, steps: int) -> QuantumCircuit:
-    circuit = initial.copy()
-    circuit.append(PauliEvolutionGate(hamiltonian, time=time, synthesis=LieTrotter(reps=steps)), range(circuit.num_qubits))
-    return circuit
+    """The Lie-Trotter product circuit itself (a PauliEvolutionGate left whole is simulated exactly)."""
+    evolution = PauliEvolutionGate(hamiltonian, time=time)
+    return initial.compose(LieTrotter(reps=steps).synthesize(evolution))
 
 
 def effector_statevector(circuit: QuantumCircuit) -> Statevector:

@@ -40,8 +40,9 @@ def test_many_trotter_steps_approach_exact_evolution():
 
 
 def test_the_pipeline_conserves_the_energy_of_the_all_up_state():
-    assert TFIM_TROTTER.run()["energy"] == pytest.approx(-1.0 * 3, abs=2e-2)  # five Trotter steps
-    assert TFIM_TROTTER.run(steps=100)["energy"] == pytest.approx(-3.0, abs=1e-3)
+    # a first-order product formula conserves the energy only as its step shrinks (error about 0.8 / steps here)
+    assert abs(TFIM_TROTTER.run()["energy"] + 3.0) > 0.1, "five steps"
+    assert TFIM_TROTTER.run(steps=1000)["energy"] == pytest.approx(-3.0, abs=1e-3)
 
 
 def test_the_ry_ansatz_has_one_angle_per_qubit_and_layer_and_real_amplitudes():
@@ -66,3 +67,14 @@ def test_the_trotter_magnetization_follows_exact_evolution():
     namespace = TFIM_TROTTER.run(steps=200)
     assert namespace["magnetization"] == pytest.approx(quench_magnetization(4, 1.0, 1.0, 0.5), abs=1e-4)
     assert TFIM_TROTTER.run(h=0.0)["magnetization"] == pytest.approx(1.0), "all-up is an eigenstate without field"
+
+
+def test_the_trotter_circuit_has_the_product_formula_error():
+    # a first-order product formula errs by at most O(t^2 / steps): ten steps are visibly off, and the error
+    # of the magnetisation shrinks at least tenfold for tenfold more steps (here about a hundredfold, as the
+    # first-order term of this observable cancels; exact: qmp_bench/independent/quench.py)
+    from qmp_bench.independent.quench import quench_magnetization
+
+    exact = quench_magnetization(4, 1.0, 1.0, 1.0)
+    errors = [abs(TFIM_TROTTER.run(time=1.0, steps=steps)["magnetization"] - exact) for steps in (10, 100)]
+    assert errors[0] > 1e-3 and errors[0] / errors[1] > 10
