@@ -1,0 +1,116 @@
+"""A benchmark campaign: one record per (task, method, model, trial), appended as each trial ends.
+
+The records file is append-only JSON lines, so a campaign killed halfway resumes by running only the
+trials it lacks; a trial whose line was cut by the kill is run again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from physvec.runstore.store import RunDirectory
+from physvec.runstore.transcript import EventType, read_events
+from verifiers.certificate import Outcome
+from verifiers.programming import programming_metrics
+
+RECORDS_FILE = "records.jsonl"
+
+
+class TrialRecord(BaseModel):
+    """What one trial of one method on one task achieved."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    method: str
+    model: str
+    trial: int
+    run_dir: str
+    verdict: str
+    executable: bool
+    scientific_completion: bool
+    """the final script reproduces the reference within the task's tolerance"""
+    unit_accuracy_first: float | None
+    unit_accuracy_final: float | None
+    integration_accuracy_first: float | None
+    integration_accuracy_final: float | None
+    iterations: int
+    tokens: int
+    tool_calls: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class TrialKey:
+    task: str
+    method: str
+    model: str
+    trial: int
+
+
+def _stage(certificates: dict, stage: str) -> list:
+    return [certificates[name] for name in sorted(certificates) if name.startswith(f"{stage}-v")]
+
+
+def record_from_run(run: RunDirectory, key: TrialKey, seconds: float) -> TrialRecord:
+    """The trial's record, read from its run directory's metadata, certificates and transcript."""
+    metadata = run.metadata()
+    certificates = run.certificates()
+    programming = [programming_metrics(c) for c in _stage(certificates, "programming")]
+    scientific = _stage(certificates, "scientific")
+    reference = [o for o in scientific[-1].obligations if o.name.startswith("reference")] if scientific else []
+    events = list(read_events(run.transcript_file))
+    return TrialRecord(
+        task=key.task, method=key.method, model=key.model, trial=key.trial, run_dir=str(run.path),
+        verdict=str(metadata.get("verdict")),
+        executable=bool(programming and programming[-1]["executable"]),
+        scientific_completion=bool(reference) and all(o.outcome is Outcome.CERTIFIED for o in reference),
+        unit_accuracy_first=programming[0]["unit_accuracy"] if programming else None,
+        unit_accuracy_final=programming[-1]["unit_accuracy"] if programming else None,
+        integration_accuracy_first=programming[0]["integration_accuracy"] if programming else None,
+        integration_accuracy_final=programming[-1]["integration_accuracy"] if programming else None,
+        iterations=int(metadata.get("programming_iterations") or 0) + int(metadata.get("scientific_iterations") or 0),
+        tokens=int(metadata.get("tokens_used") or 0),
+        tool_calls=sum(e.type in (EventType.RETRIEVAL, EventType.SANDBOX_RUN) for e in events),
+        seconds=round(seconds, 2))
+
+
+class Campaign:
+    """A folder holding the records of one campaign and the runs behind them."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def records_file(self) -> Path:
+        return self.folder / RECORDS_FILE
+
+    def records(self) -> list[TrialRecord]:
+        """Every complete record; a line cut short by a kill is skipped (its trial runs again)."""
+        if not self.records_file.is_file():
+            return []
+        found = []
+        for line in self.records_file.read_text().splitlines():
+            try:
+                found.append(TrialRecord.model_validate_json(line))
+            except ValidationError:
+                continue
+        return found
+
+    def append(self, record: TrialRecord) -> None:
+        with self.records_file.open("a") as stream:
+            stream.write(record.model_dump_json() + "\n")
+            stream.flush()
+
+    def pending(self, keys: list[TrialKey]) -> list[TrialKey]:
+        """The trials among ``keys`` that have no record yet, in order."""
+        done = {TrialKey(r.task, r.method, r.model, r.trial) for r in self.records()}
+        return [key for key in keys if key not in done]
+
+    def runs_dir(self, key: TrialKey) -> Path:
+        return self.folder / "runs" / key.method / key.task.replace("/", "__") / f"trial-{key.trial:02d}"
+

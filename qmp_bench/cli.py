@@ -1,0 +1,75 @@
+"""`qmp-bench`: run a method on benchmark tasks, resumably, and report the field's metrics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from qmp_bench.campaign import Campaign, TrialRecord
+from qmp_bench.catalogue import bench_tasks
+from qmp_bench.report import write_results
+from qmp_bench.runner import METHOD_LIMITS, NOT_BUILT, run_campaign
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="qmp-bench", description=__doc__.splitlines()[0].split(": ", 1)[1])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run the trials a campaign lacks, then write its results")
+    run.add_argument("--method", required=True, choices=[*METHOD_LIMITS, *NOT_BUILT])
+    run.add_argument("--model", required=True, help="model spec as for reproduce (library, openai:..., ...)")
+    run.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
+    run.add_argument("--trials", type=int, default=1)
+    run.add_argument("--jobs", type=int, default=1, help="trials run at once")
+    run.add_argument("--out", type=Path, default=Path("qmp-campaign"), help="campaign folder (resumed if present)")
+    report = commands.add_parser("report", help="write results.csv, results.md and pass_at_k.png of a campaign")
+    report.add_argument("campaign", type=Path)
+    commands.add_parser("tasks", help="list the benchmark tasks")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    console = Console()
+    if arguments.command == "tasks":
+        for task in bench_tasks():
+            console.print(task.name)
+        return 0
+    if arguments.command == "report":
+        campaign = Campaign(arguments.campaign)
+        return _report(campaign, campaign.records(), console)
+    tasks = bench_tasks(arguments.tasks)
+    if not tasks:
+        console.print(f"qmp-bench: no task matches {arguments.tasks!r} (see qmp-bench tasks)")
+        return 2
+    if arguments.trials < 1 or arguments.jobs < 1:
+        console.print("qmp-bench: --trials and --jobs must be at least 1")
+        return 2
+    campaign = Campaign(arguments.out)
+
+    def progress(record: TrialRecord, done: int, total: int) -> None:
+        console.print(f"[{done}/{total}] {record.task} trial {record.trial}: {record.verdict}, "
+                      f"scientific {'yes' if record.scientific_completion else 'no'}, {record.seconds:.0f} s")
+
+    try:
+        run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, arguments.jobs, progress)
+    except NotImplementedError as error:
+        console.print(f"qmp-bench: {error}")
+        return 2
+    return _report(campaign, campaign.records(), console)
+
+
+def _report(campaign: Campaign, records: list[TrialRecord], console: Console) -> int:
+    if not records:
+        console.print(f"qmp-bench: {campaign.folder} holds no records")
+        return 2
+    for path in write_results(records, campaign.folder):
+        console.print(f"wrote {path}")
+    console.print((campaign.folder / "results.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
