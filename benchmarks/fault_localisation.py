@@ -2,7 +2,7 @@
 
 Runs each injected fault of tests/verifiers/programming/faults.py through one verification round and
 prints whether it was localised to the right function (unit test and integration), with wall times.
-The same matrix runs in the test suite except NetKet's, which takes minutes; this covers it.
+The test suite runs Qiskit's matrix; NetKet's, TeNPy's and PySCF's take minutes and run here.
 
     python benchmarks/fault_localisation.py [backend ...]
 """

@@ -40,11 +40,13 @@ def test_the_reference_script_passes_every_obligation(tmp_path, backend):
 
 def _heavy(backend: str, also: tuple[str, ...] = ()) -> list:
     """NetKet's fault matrix takes minutes (a 5.5 s jax import per program), TeNPy's two (a 3 s import
-    per program); benchmarks/fault_localisation.py runs both, and both reference scripts run here."""
+    per program), PySCF's about 40 s; benchmarks/fault_localisation.py runs all three, their reference
+    scripts and interface mismatches run here, and Qiskit's whole matrix does."""
     return [pytest.mark.heavy] if backend == "netket" or backend in also else []
 
 
-@pytest.mark.parametrize(("backend", "fault"), [pytest.param(b, f, marks=_heavy(b, also=("tenpy",)), id=f"{b}-{f.kind}")
+@pytest.mark.parametrize(("backend", "fault"), [pytest.param(b, f, marks=_heavy(b, also=("tenpy", "pyscf")),
+                                                             id=f"{b}-{f.kind}")
                                                 for b in BACKENDS for f in FAULTS[b]])
 def test_a_fault_is_localised_to_its_function_in_one_round(tmp_path, backend, fault):
     certificate = verify(tmp_path, backend, fault.apply(reference(backend)))
