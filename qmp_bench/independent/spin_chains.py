@@ -45,10 +45,6 @@ def ground_state(hamiltonian: sparse.csr_matrix) -> tuple[float, np.ndarray]:
     return float(energies[0]), vectors[:, 0]
 
 
-def local_expectations(name: str, state: np.ndarray, L: int) -> list[float]:
-    return [float(np.real(np.vdot(state, site_operator(name, i, L) @ state))) for i in range(L)]
-
-
 def open_tfi_free_fermion_energy(L: int, J: float, g: float) -> float:
     """Ground energy of -J sum X_i X_{i+1} - g sum Z_i on the open chain (Pfeuty 1970): minus the sum
     of the singular values of the bidiagonal matrix g 1 + J (superdiagonal)."""

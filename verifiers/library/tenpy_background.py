@@ -39,6 +39,11 @@ def observable_sz_profile(psi: MPS) -> list[float]:
     return [float(value) for value in psi.expectation_value("Sz")]
 
 
+def observable_bond_energies(psi: MPS, model: SpinChain) -> list[float]:
+    """<h_(i,i+1)> on each bond (J <S_i . S_(i+1)> for the Heisenberg chain): they sum to the energy."""
+    return [float(value) for value in model.bond_energies(psi)]
+
+
 def hamiltonian_tfi_chain(L: int, J: float, g: float) -> TFIChain:
     return TFIChain({"L": L, "J": J, "g": g, "bc_MPS": "finite", "conserve": None})
 
@@ -91,6 +96,7 @@ HEISENBERG_CHAIN = BackgroundPipeline(
         BackgroundStep("initialstate", initialstate_neel, "psi"),
         BackgroundStep("effector", effector_dmrg, "energy"),
         BackgroundStep("observable", observable_sz_profile, "sz"),
+        BackgroundStep("observable", observable_bond_energies, "bond_energies"),
     ),
 )
 

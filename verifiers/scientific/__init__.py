@@ -88,9 +88,10 @@ class ScientificVerifier:
         for case in task.task.convergence.cases:
             if case.run or default_run:
                 relied[case.run or default_run].append(case.observable)
+        accuracy = {case.parameter for case in task.task.convergence.cases}
         return [obligation for run, observables in relied.items() if run in contract.runs
                 for obligation in metamorphic_obligations(subject.script, contract, run, observables, main_results,
-                                                          subject.workdir, subject.pool, subject.limits)]
+                                                          subject.workdir, subject.pool, subject.limits, accuracy)]
 
 
 class ConvergenceVerifier:

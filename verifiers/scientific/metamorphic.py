@@ -2,7 +2,8 @@
 
 - An observable the task relies on (reference, assertion or convergence observable) must change
   when the script's float parameters (couplings, fields) change; one that does not is a constant
-  dressed up as a computation.
+  dressed up as a computation.  Accuracy parameters (those the task's convergence ladders climb,
+  such as an SCF tolerance) are left out: a converged observable must not move with them.
 - results.json, written by main(), must hold what the run_ function returns for the same PARAMS:
   numbers written into main() directly do not pass.
 """
@@ -26,13 +27,14 @@ MAX_PERTURBED = 3
 _SCALE = 1.25
 
 
-def _float_params_read(contract: ScriptContract, run: str) -> list[str]:
-    """Float PARAMS keys that the run_ function reads, in first-read order."""
+def _float_params_read(contract: ScriptContract, run: str, accuracy: frozenset[str] = frozenset()) -> list[str]:
+    """Float PARAMS keys that the run_ function reads, in first-read order, accuracy parameters left out."""
     node = next(n for n in contract.tree.body if isinstance(n, ast.FunctionDef) and n.name == run)
     read = [sub.slice.value for sub in ast.walk(node) if isinstance(sub, ast.Subscript)
             and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, str)]
     params = contract.params or {}
-    return [key for key in dict.fromkeys(read) if isinstance(params.get(key), float)][:MAX_PERTURBED]
+    return [key for key in dict.fromkeys(read)
+            if isinstance(params.get(key), float) and key not in accuracy][:MAX_PERTURBED]
 
 
 def _same(a: Any, b: Any, rtol: float = 1e-9) -> bool | None:
@@ -48,10 +50,11 @@ def _perturbed(value: float) -> float:
 
 def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, observables: list[str],
                             main_results: dict[str, Any], workdir: Path, pool: SandboxPool,
-                            limits: SandboxLimits) -> list[Obligation]:
+                            limits: SandboxLimits, accuracy: set[str] | frozenset[str] = frozenset()
+                            ) -> list[Obligation]:
     """Consistency of results.json with ``run``, and dependence of each relied-on observable on the
-    float parameters ``run`` reads (not_applicable when it reads none)."""
-    keys = _float_params_read(contract, run)
+    float parameters ``run`` reads other than the ``accuracy`` parameters (not_applicable when none is left)."""
+    keys = _float_params_read(contract, run, frozenset(accuracy))
     params = contract.params or {}
     perturbed = [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
     # the base run and the first perturbation go together; the rest only if something has not moved yet

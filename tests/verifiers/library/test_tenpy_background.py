@@ -90,3 +90,11 @@ def test_the_exact_ladder_solution_fills_single_particle_levels_without_interact
     levels = np.linalg.eigvalsh(hopping + np.diag(np.repeat(trap(3, 1.0), 2)))
     energy, _ = exact_ladder_ground_state(L=3, t=1.0, U=0.0, A=1.0, N_up=3, N_down=2)
     assert energy == pytest.approx(levels[:3].sum() + levels[:2].sum(), abs=1e-10)
+
+
+def test_the_heisenberg_bond_energies_sum_to_the_energy_and_mirror_the_chain():
+    namespace = HEISENBERG_CHAIN.run()
+    bonds = namespace["bond_energies"]
+    assert sum(bonds) == pytest.approx(namespace["energy"], abs=1e-10)
+    assert bonds == pytest.approx(bonds[::-1], abs=1e-6)
+    assert bonds[0] < bonds[1], "the open ends favour singlets on the outer bonds"
