@@ -87,6 +87,19 @@ def kandala2017_vqe_tfi() -> IndependentValues:
         "paramagnet without coupling": ground_state(ising_zz_x(3, 0.0, 1.0, periodic=False))[0]})
 
 
+def childs2021_trotter_error() -> IndependentValues:
+    """Open eight-qubit chain, H = -J sum ZZ - h sum X, J = 1, h = 0.5, all-up state, t = 2: matrix exponential."""
+    return IndependentValues({"magnetization": quench_magnetization(8, 1.0, 0.5, 2.0)}, {
+        "free spins precess": quench_magnetization(8, 0.0, 0.5, 2.0), "no field": 1.0})
+
+
+def peruzzo2014_vqe_ordered_tfi() -> IndependentValues:
+    """Open three-qubit chain, H = -J sum ZZ - h sum X, J = 1, h = 0.5: exact ground energy."""
+    return IndependentValues({"energy": ground_state(ising_zz_x(3, 1.0, 0.5, periodic=False))[0]}, {
+        "classical ferromagnet without field": ground_state(ising_zz_x(3, 1.0, 0.0, periodic=False))[0],
+        "paramagnet without coupling": ground_state(ising_zz_x(3, 0.0, 0.5, periodic=False))[0]})
+
+
 def carleo2017_tfi_rbm() -> IndependentValues:
     """Periodic ten-spin chain, NetKet's -h sum X + J sum ZZ with J = -1, h = 1: Lanczos."""
     return IndependentValues({"energy": ground_state(ising_zz_x(10, 1.0, 1.0, periodic=True))[0]}, {
@@ -113,6 +126,8 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "noack1994-hubbard-ladder": noack1994_hubbard_ladder,
     "lloyd1996-trotter-quench": lloyd1996_trotter_quench,
     "kandala2017-vqe-tfi": kandala2017_vqe_tfi,
+    "childs2021-trotter-error": childs2021_trotter_error,
+    "peruzzo2014-vqe-ordered-tfi": peruzzo2014_vqe_ordered_tfi,
     "carleo2017-tfi-rbm": carleo2017_tfi_rbm,
     "szabo1996-h2-rhf": szabo1996_h2_rhf,
 }
