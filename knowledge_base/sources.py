@@ -210,35 +210,31 @@ def chunks_of(file: SourceFile) -> list[Chunk]:
             buffer = f"{buffer}\n\n{paragraph}".strip()[:CHUNK_CHARS - 80]
         return chunks
     if file.path.suffix == ".jl":
-        return _julia_chunks(file, text)
+        return _api_chunks(file, _julia_items(text, file.package))
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return []
+    return _api_chunks(file, _items(tree, _module_name(file)))
+
+
+def _julia_items(text: str, package: str) -> Iterator[tuple[str, str, str, str]]:
+    """(qualified name, kind, signature line, docstring) of each documented definition in Julia source."""
+    for match in _JULIA_DOCSTRING.finditer(text):
+        docstring, name, rest = match.group(1), match.group(2), match.group(3)
+        yield f"{package}.{name}", "function", f"{name}{rest.split(' =')[0].rstrip()}", docstring
+
+
+def _api_chunks(file: SourceFile, items: Iterable[tuple[str, str, str, str]]) -> list[Chunk]:
+    """Chunks of documented API items, each headed by package, version and signature line."""
+    chunks: list[Chunk] = []
     seen: set[str] = set()
-    for qualname, kind, signature, docstring in _items(tree, _module_name(file)):
-        if qualname in seen:  # an overload or a conditional redefinition: the first one documents it
+    for qualname, kind, signature, docstring in items:
+        if qualname in seen:  # an overload, a method or a conditional redefinition: the first one documents it
             continue
         seen.add(qualname)
         header = f"[{file.package} {file.version}] {signature}"
         for part, body in enumerate(_parts(header[:CHUNK_CHARS - 200], docstring)):
             chunks.append(Chunk(_chunk_id(file, qualname, part), body, file.package, file.version, qualname, kind,
                                 file.key))
-    return chunks
-
-
-def _julia_chunks(file: SourceFile, text: str) -> list[Chunk]:
-    """Chunks of the docstrings in a Julia source file, each headed by the documented signature."""
-    chunks: list[Chunk] = []
-    seen: set[str] = set()
-    for match in _JULIA_DOCSTRING.finditer(text):
-        docstring, name, rest = match.group(1), match.group(2), match.group(3)
-        qualname = f"{file.package}.{name}"
-        if qualname in seen:
-            continue
-        seen.add(qualname)
-        header = f"[{file.package} {file.version}] {name}{rest.split(' =')[0].rstrip()}"
-        for part, body in enumerate(_parts(header[:CHUNK_CHARS - 200], docstring)):
-            chunks.append(Chunk(_chunk_id(file, qualname, part), body, file.package, file.version, qualname,
-                                "function", file.key))
     return chunks
