@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from knowledge_base.sources import BACKEND_PACKAGES, JULIA_PACKAGES, backend_files, documentation_files
+from knowledge_base.sources import (
+    BACKEND_PACKAGES, JULIA_PACKAGES, OWN_PACKAGE, documentation_files, searched_packages,
+)
 
 BACKENDS = (*BACKEND_PACKAGES, *JULIA_PACKAGES)
 
@@ -34,8 +36,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def _build(kb, backends: list[str], console: Console) -> int:
     files = documentation_files(backends)
+    harvested = {file.package for file in files}
     for backend in backends:
-        if not backend_files(backend):
+        if not harvested & (set(searched_packages(backend)) - {OWN_PACKAGE}):
             where = "the Julia depot (JULIA_DEPOT_PATH or ~/.julia)" if backend in JULIA_PACKAGES else "this Python"
             console.print(f"{backend}: its packages are not installed in {where}; nothing to harvest")
     started = time.monotonic()
