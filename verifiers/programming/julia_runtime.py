@@ -8,6 +8,7 @@ When anything is missing, ``missing`` says what, and the Julia obligations are u
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -55,9 +56,12 @@ def _executable() -> str | None:
 
 def _project(executable: str) -> str | None:
     """The project juliacall should use: the configured one, else Julia's own active project."""
-    configured = os.environ.get("PYTHON_JULIACALL_PROJECT") or os.environ.get("JULIA_PROJECT")
-    if configured:
-        return configured
+    return os.environ.get("PYTHON_JULIACALL_PROJECT") or os.environ.get("JULIA_PROJECT") or _active_project(executable)
+
+
+@functools.cache
+def _active_project(executable: str) -> str | None:
+    """The folder of Julia's active project, asked once per executable (starting Julia takes seconds)."""
     try:
         answer = subprocess.run([executable, "--startup-file=no", "-e", "print(dirname(Base.active_project()))"],
                                 capture_output=True, text=True, timeout=120, check=True)
