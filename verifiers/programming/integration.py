@@ -108,10 +108,15 @@ def all_levels(contract: ScriptContract, report: dict[str, Any] | None) -> list[
             for name, run in contract.runs.items()]
 
 
+def execution_evidence(result: SandboxResult) -> dict[str, Any]:
+    """What a script_executes obligation keeps of the sandbox run: exit status, time, output tails."""
+    return {"returncode": result.returncode, "wall_s": round(result.wall_s, 3),
+            "stdout_tail": result.stdout[-2000:], "stderr_tail": result.stderr[-4000:]}
+
+
 def execution_obligation(report: dict[str, Any] | None, result: SandboxResult) -> Obligation:
     """main() ran to its end in the sandbox."""
-    evidence = {"returncode": result.returncode, "wall_s": round(result.wall_s, 3),
-                "stdout_tail": result.stdout[-2000:], "stderr_tail": result.stderr[-4000:]}
+    evidence = execution_evidence(result)
     main = report.get("main") if report else None
     if result.ok and main and main["ok"]:
         return Obligation(name="script_executes", category="execution", outcome=Outcome.CERTIFIED,

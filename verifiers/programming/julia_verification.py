@@ -16,7 +16,7 @@ from pathlib import Path
 from verifiers.certificate import Obligation, Outcome
 from verifiers.execution import figure_obligation, results_obligation
 from verifiers.programming.contract import ElementFunction, ScriptContract, contract_obligations
-from verifiers.programming.integration import INTEGRATION
+from verifiers.programming.integration import INTEGRATION, execution_evidence
 from verifiers.programming.julia_contract import (
     analyse_julia_script, julia_constants, julia_definitions, julia_imports, julia_params_definition,
 )
@@ -81,11 +81,10 @@ def _unknown(contract: ScriptContract, reason: str) -> list[Obligation]:
 
 
 def _execution_obligation(result: SandboxResult) -> Obligation:
-    evidence = {"returncode": result.returncode, "wall_s": round(result.wall_s, 3),
-                "stdout_tail": result.stdout[-2000:], "stderr_tail": result.stderr[-4000:]}
+    """The Julia script ran to its end: judged from the exit status (Julia runs are not instrumented)."""
     return Obligation(name="script_executes", category="execution",
                       outcome=Outcome.CERTIFIED if result.ok else Outcome.FAILED, message=result.summary(),
-                      evidence=evidence)
+                      evidence=execution_evidence(result))
 
 
 def _unit_tests(contract: ScriptContract, workdir: Path) -> tuple[list[UnitTest], list[Obligation]]:
