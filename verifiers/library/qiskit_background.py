@@ -66,18 +66,15 @@ def ansatz_ry_linear(L: int, reps: int) -> QuantumCircuit:
     return efficient_su2(L, su2_gates=["ry"], entanglement="linear", reps=reps)
 
 
+def observable_vqe_energy(ansatz: QuantumCircuit, hamiltonian: SparsePauliOp, angles: np.ndarray) -> float:
+    """<H> in the ansatz state at ``angles``, from the exact state-vector estimator."""
+    return float(StatevectorEstimator().run([(ansatz, hamiltonian, angles)]).result()[0].data.evs)
+
+
 def effector_vqe(ansatz: QuantumCircuit, hamiltonian: SparsePauliOp, initial_angle: float) -> np.ndarray:
     """The angles minimising <H> (BFGS from every angle at ``initial_angle``; exact expectation values)."""
-    estimator = StatevectorEstimator()
-
-    def energy(angles: np.ndarray) -> float:
-        return float(estimator.run([(ansatz, hamiltonian, angles)]).result()[0].data.evs)
-
-    return minimize(energy, np.full(ansatz.num_parameters, initial_angle), method="BFGS").x
-
-
-def observable_vqe_energy(ansatz: QuantumCircuit, hamiltonian: SparsePauliOp, angles: np.ndarray) -> float:
-    return float(StatevectorEstimator().run([(ansatz, hamiltonian, angles)]).result()[0].data.evs)
+    return minimize(lambda angles: observable_vqe_energy(ansatz, hamiltonian, angles),
+                    np.full(ansatz.num_parameters, initial_angle), method="BFGS").x
 
 
 TFIM_VQE = BackgroundPipeline(
