@@ -18,6 +18,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from qmp_bench.campaign import Campaign  # noqa: E402
 from qmp_bench.catalogue import bench_tasks  # noqa: E402
 from qmp_bench.library_reproduction import reproduce_with_library  # noqa: E402
 
@@ -33,7 +34,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="qmp-library-") as folder:
         for task in tasks:
             console.print(f"reproducing {task.name} ...")
-            result = reproduce_with_library(task, Path(folder) / task.id)
+            result = reproduce_with_library(task, Campaign(Path(folder)))
             reproduced += result.reproduced
             table.add_row(task.name, result.verdict, ", ".join(result.failed), ", ".join(result.unfinished),
                           f"{result.seconds:.1f}")

@@ -1,20 +1,22 @@
 """Reproduce a benchmark task with the library proposer (no model): proves task, verifiers and reference agree.
 
 If the verified library, composed from the task's spec, does not reproduce the reference within its
-tolerance, then the task, its reference or a verifier is wrong, whatever a model would do.
+tolerance, then the task, its reference or a verifier is wrong, whatever a model would do.  The trial
+runs like any campaign trial (`physvec` method, model `library`); this adds which obligations failed
+or stayed open, to say what is wrong.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from physvec.cli import reproduce_main
-from physvec.runstore.store import list_runs
+from physvec.runstore.store import RunDirectory
+from qmp_bench.campaign import Campaign, TrialKey
 from qmp_bench.catalogue import BenchTask
+from qmp_bench.runner import run_trial
+
+UNFINISHED = ("unknown", "error", "not_implemented")
 
 
 @dataclass(frozen=True)
@@ -35,17 +37,13 @@ class Reproduction:
         return self.verdict == "certified"
 
 
-def reproduce_with_library(task: BenchTask, runs_dir: Path, quiet: bool = True) -> Reproduction:
-    """Run `reproduce TASK --model library` into ``runs_dir`` and summarise its certificates."""
-    started = time.monotonic()
-    output = io.StringIO()
-    with contextlib.redirect_stdout(output) if quiet else contextlib.nullcontext(), \
-            contextlib.redirect_stderr(output) if quiet else contextlib.nullcontext():
-        reproduce_main([str(task.task_file), "--model", "library", "--runs-dir", str(runs_dir)])
-    run = list_runs(runs_dir)[-1]
+def reproduce_with_library(task: BenchTask, campaign: Campaign) -> Reproduction:
+    """One library trial of ``task`` in ``campaign``, with the names of its failed and open obligations."""
+    record = run_trial(campaign, task, TrialKey(task.name, "physvec", "library", 0))
+    run = RunDirectory(Path(record.run_dir))
     obligations = [o for certificate in run.certificates().values() for o in certificate.obligations]
     return Reproduction(
-        task=task.name, verdict=str(run.metadata()["verdict"]),
+        task=task.name, verdict=record.verdict,
         failed=tuple(o.name for o in obligations if o.outcome.value == "failed"),
-        unfinished=tuple(o.name for o in obligations if o.outcome.value in ("unknown", "error", "not_implemented")),
-        seconds=time.monotonic() - started, run_dir=run.path)
+        unfinished=tuple(o.name for o in obligations if o.outcome.value in UNFINISHED),
+        seconds=record.seconds, run_dir=run.path)
