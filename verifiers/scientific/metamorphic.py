@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ MAX_PERTURBED = 3
 _SCALE = 1.25
 
 
-def _float_params_read(contract: ScriptContract, run: str, accuracy: frozenset[str] = frozenset()) -> list[str]:
+def _float_params_read(contract: ScriptContract, run: str, accuracy: Collection[str] = ()) -> list[str]:
     """Float PARAMS keys that the run_ function reads, in first-read order, accuracy parameters left out."""
     node = next(n for n in contract.tree.body if isinstance(n, ast.FunctionDef) and n.name == run)
     read = [sub.slice.value for sub in ast.walk(node) if isinstance(sub, ast.Subscript)
@@ -50,11 +51,11 @@ def _perturbed(value: float) -> float:
 
 def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, observables: list[str],
                             main_results: dict[str, Any], workdir: Path, pool: SandboxPool,
-                            limits: SandboxLimits, accuracy: set[str] | frozenset[str] = frozenset()
+                            limits: SandboxLimits, accuracy: Collection[str] = ()
                             ) -> list[Obligation]:
     """Consistency of results.json with ``run``, and dependence of each relied-on observable on the
     float parameters ``run`` reads other than the ``accuracy`` parameters (not_applicable when none is left)."""
-    keys = _float_params_read(contract, run, frozenset(accuracy))
+    keys = _float_params_read(contract, run, accuracy)
     params = contract.params or {}
     perturbed = [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
     # the base run and the first perturbation go together; the rest only if something has not moved yet

@@ -23,4 +23,4 @@ def run_chain(**params: Any) -> dict[str, Any]:
 def test_float_parameters_are_perturbed_but_not_the_accuracy_parameters_a_ladder_climbs():
     contract = analyse_script(SCRIPT)
     assert _float_params_read(contract, "run_chain") == ["g", "conv_tol"]
-    assert _float_params_read(contract, "run_chain", frozenset({"conv_tol"})) == ["g"]
+    assert _float_params_read(contract, "run_chain", {"conv_tol"}) == ["g"]
