@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from qmp_bench.independent.hubbard import (
-    chain_bonds, exact_lattice_ground_state, free_fermion_density, ladder_bonds, single_particle_hamiltonian, trap,
+    chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
+    single_particle_hamiltonian, trap,
 )
 from qmp_bench.independent.minimal_basis_rhf import restricted_hartree_fock
 from qmp_bench.independent.quench import quench_magnetization
@@ -66,38 +67,42 @@ def tezuka2008_trapped_hubbard() -> IndependentValues:
 def noack1994_hubbard_ladder() -> IndependentValues:
     """Two-leg ladder, 4 rungs, t = 1, U = 8, no trap, 3 + 3 electrons: sector exact diagonalisation."""
     energy, density = exact_lattice_ground_state(ladder_bonds(4), np.zeros(8), 1.0, 8.0, 3, 3)
-    hopping = np.zeros((8, 8))
-    for i, j in ladder_bonds(4):
-        hopping[i, j] = hopping[j, i] = -1.0
-    levels = np.linalg.eigvalsh(hopping)
+    levels = np.linalg.eigvalsh(hopping_matrix(ladder_bonds(4), 8, 1.0))
     return IndependentValues({"energy": energy, "density": density}, {
         "atomic limit": 0.0, "non-interacting energy": 2 * levels[:3].sum()})
 
 
+def _quench(L: int, h: float, time: float) -> IndependentValues:
+    """Open L-qubit chain, H = -J sum ZZ - h sum X with J = 1, all-up state at ``time``: matrix exponential."""
+    return IndependentValues({"magnetization": quench_magnetization(L, 1.0, h, time)}, {
+        "free spins precess": quench_magnetization(L, 0.0, h, time), "no field": 1.0})
+
+
+def _open_tfi_ground_energy(L: int, h: float) -> IndependentValues:
+    """Open L-qubit chain, H = -J sum ZZ - h sum X with J = 1: exact ground energy, and its two limits."""
+    return IndependentValues({"energy": ground_state(ising_zz_x(L, 1.0, h, periodic=False))[0]}, {
+        "classical ferromagnet without field": ground_state(ising_zz_x(L, 1.0, 0.0, periodic=False))[0],
+        "paramagnet without coupling": ground_state(ising_zz_x(L, 0.0, h, periodic=False))[0]})
+
+
 def lloyd1996_trotter_quench() -> IndependentValues:
-    """Open six-qubit chain, H = -J sum ZZ - h sum X, J = h = 1, all-up state, t = 1: matrix exponential."""
-    return IndependentValues({"magnetization": quench_magnetization(6, 1.0, 1.0, 1.0)}, {
-        "free spins precess": quench_magnetization(6, 0.0, 1.0, 1.0), "no field": 1.0})
+    """Six qubits, h = 1, t = 1."""
+    return _quench(6, 1.0, 1.0)
 
 
 def kandala2017_vqe_tfi() -> IndependentValues:
-    """Open three-qubit chain, H = -J sum ZZ - h sum X, J = h = 1: exact ground energy."""
-    return IndependentValues({"energy": ground_state(ising_zz_x(3, 1.0, 1.0, periodic=False))[0]}, {
-        "classical ferromagnet without field": ground_state(ising_zz_x(3, 1.0, 0.0, periodic=False))[0],
-        "paramagnet without coupling": ground_state(ising_zz_x(3, 0.0, 1.0, periodic=False))[0]})
+    """Three qubits, h = 1."""
+    return _open_tfi_ground_energy(3, 1.0)
 
 
 def childs2021_trotter_error() -> IndependentValues:
-    """Open eight-qubit chain, H = -J sum ZZ - h sum X, J = 1, h = 0.5, all-up state, t = 2: matrix exponential."""
-    return IndependentValues({"magnetization": quench_magnetization(8, 1.0, 0.5, 2.0)}, {
-        "free spins precess": quench_magnetization(8, 0.0, 0.5, 2.0), "no field": 1.0})
+    """Eight qubits, h = 0.5, t = 2."""
+    return _quench(8, 0.5, 2.0)
 
 
 def peruzzo2014_vqe_ordered_tfi() -> IndependentValues:
-    """Open three-qubit chain, H = -J sum ZZ - h sum X, J = 1, h = 0.5: exact ground energy."""
-    return IndependentValues({"energy": ground_state(ising_zz_x(3, 1.0, 0.5, periodic=False))[0]}, {
-        "classical ferromagnet without field": ground_state(ising_zz_x(3, 1.0, 0.0, periodic=False))[0],
-        "paramagnet without coupling": ground_state(ising_zz_x(3, 0.0, 0.5, periodic=False))[0]})
+    """Three qubits, h = 0.5 (ordered side)."""
+    return _open_tfi_ground_energy(3, 0.5)
 
 
 def carleo2017_tfi_rbm() -> IndependentValues:

@@ -20,9 +20,16 @@ def trap(L: int, A: float) -> np.ndarray:
     return 4 * A / L**2 * (np.arange(L) - (L - 1) / 2) ** 2
 
 
+def hopping_matrix(bonds: list[tuple[int, int]], n_sites: int, t: float) -> np.ndarray:
+    """The single-particle hopping matrix, -t on every bond."""
+    matrix = np.zeros((n_sites, n_sites))
+    for i, j in bonds:
+        matrix[i, j] = matrix[j, i] = -t
+    return matrix
+
+
 def single_particle_hamiltonian(L: int, t: float, A: float) -> np.ndarray:
-    hopping = -t * (np.eye(L, k=1) + np.eye(L, k=-1))
-    return hopping + np.diag(trap(L, A))
+    return hopping_matrix(chain_bonds(L), L, t) + np.diag(trap(L, A))
 
 
 def free_fermion_density(L: int, t: float, A: float, N_up: int, N_down: int) -> np.ndarray:

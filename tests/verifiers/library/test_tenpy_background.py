@@ -82,12 +82,9 @@ def test_the_trapped_hubbard_ladder_pipeline_matches_exact_diagonalisation():
 def test_the_exact_ladder_solution_fills_single_particle_levels_without_interaction():
     """The reference itself: at U = 0 the many-body energy is the sum of the lowest orbital energies, which
     holds only if the Jordan-Wigner signs are right."""
-    from qmp_bench.independent.hubbard import ladder_bonds, trap
+    from qmp_bench.independent.hubbard import hopping_matrix, ladder_bonds, trap
 
-    hopping = np.zeros((6, 6))
-    for i, j in ladder_bonds(3):
-        hopping[i, j] = hopping[j, i] = -1.0
-    levels = np.linalg.eigvalsh(hopping + np.diag(np.repeat(trap(3, 1.0), 2)))
+    levels = np.linalg.eigvalsh(hopping_matrix(ladder_bonds(3), 6, 1.0) + np.diag(np.repeat(trap(3, 1.0), 2)))
     energy, _ = exact_ladder_ground_state(L=3, t=1.0, U=0.0, A=1.0, N_up=3, N_down=2)
     assert energy == pytest.approx(levels[:3].sum() + levels[:2].sum(), abs=1e-10)
 
