@@ -9,6 +9,8 @@ against exact diagonalisation in tests/verifiers/library/.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from tenpy.algorithms import dmrg
 from tenpy.models.hubbard import FermiHubbardChain, FermiHubbardModel
@@ -112,18 +114,24 @@ TFI_CHAIN = BackgroundPipeline(
     ),
 )
 
+def _trapped_hubbard_steps(hamiltonian: Callable[..., FermiHubbardModel]) -> tuple[BackgroundStep, ...]:
+    """Trap, Hamiltonian on the lattice, spread-out fermions, DMRG, density: chain and ladder differ only
+    in the Hamiltonian."""
+    return (
+        BackgroundStep("lattice", lattice_harmonic_trap, "trap"),
+        BackgroundStep("hamiltonian", hamiltonian, "model"),
+        BackgroundStep("initialstate", initialstate_fermions, "psi"),
+        BackgroundStep("effector", effector_dmrg, "energy"),
+        BackgroundStep("observable", observable_density, "density"),
+    )
+
+
 TRAPPED_HUBBARD_CHAIN = BackgroundPipeline(
     backend="tenpy", name="trapped_hubbard_chain",
     model="trapped_hubbard", lattice="chain", method="dmrg",
     params={"L": 6, "t": 1.0, "U": -4.0, "A": 2.0, "N_up": 3, "N_down": 3, "chi_max": 32, "svd_min": 1e-10,
             "max_sweeps": 10},
-    steps=(
-        BackgroundStep("lattice", lattice_harmonic_trap, "trap"),
-        BackgroundStep("hamiltonian", hamiltonian_trapped_hubbard, "model"),
-        BackgroundStep("initialstate", initialstate_fermions, "psi"),
-        BackgroundStep("effector", effector_dmrg, "energy"),
-        BackgroundStep("observable", observable_density, "density"),
-    ),
+    steps=_trapped_hubbard_steps(hamiltonian_trapped_hubbard),
 )
 
 TRAPPED_HUBBARD_LADDER = BackgroundPipeline(
@@ -131,13 +139,7 @@ TRAPPED_HUBBARD_LADDER = BackgroundPipeline(
     model="trapped_hubbard", lattice="ladder", method="dmrg",
     params={"L": 3, "t": 1.0, "U": -4.0, "A": 1.0, "N_up": 3, "N_down": 3, "chi_max": 64, "svd_min": 1e-10,
             "max_sweeps": 10},
-    steps=(
-        BackgroundStep("lattice", lattice_harmonic_trap, "trap"),
-        BackgroundStep("hamiltonian", hamiltonian_trapped_hubbard_ladder, "model"),
-        BackgroundStep("initialstate", initialstate_fermions, "psi"),
-        BackgroundStep("effector", effector_dmrg, "energy"),
-        BackgroundStep("observable", observable_density, "density"),
-    ),
+    steps=_trapped_hubbard_steps(hamiltonian_trapped_hubbard_ladder),
 )
 
 PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER)
