@@ -19,10 +19,11 @@ from qmp_bench.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
 )
-from qmp_bench.independent.minimal_basis_rhf import restricted_hartree_fock
+from qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
 from qmp_bench.independent.quench import quench_magnetization
 from qmp_bench.independent.spin_chains import (
-    ground_state, heisenberg, ising_zz_x, open_tfi_free_fermion_energy,
+    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
+    open_tfi_free_fermion_energy,
 )
 
 
@@ -55,13 +56,31 @@ def pfeuty1970_tfi_chain() -> IndependentValues:
         "free spins without coupling": open_tfi_free_fermion_energy(24, 0.0, 1.0)})
 
 
-def tezuka2008_trapped_hubbard() -> IndependentValues:
-    """L = 10, t = 1, U = -4, trap height A = 2, 3 + 3 fermions: sector exact diagonalisation."""
-    energy, density = exact_lattice_ground_state(chain_bonds(10), trap(10, 2.0), 1.0, -4.0, 3, 3)
-    levels = np.linalg.eigvalsh(single_particle_hamiltonian(10, 1.0, 2.0))
+def laflorencie2006_heisenberg_dimerisation() -> IndependentValues:
+    """Open S = 1/2 chain, L = 16, J = 1: bond energies J <S_i . S_i+1> from the Lanczos ground state."""
+    bonds = heisenberg_bond_energies(16, 1.0)
+    return IndependentValues({"bond_energies": bonds, "energy": sum(bonds)}, {
+        "four-site chain": ground_state(heisenberg(4, 1.0, periodic=False))[0] / 4,
+        "bond energies linear in J": [0.5 * bond for bond in bonds]})
+
+
+def _trapped_chain(L: int, U: float, A: float, N: int) -> IndependentValues:
+    """Open chain, t = 1, trap height A, N + N fermions: sector exact diagonalisation, and U = 0 orbitals."""
+    energy, density = exact_lattice_ground_state(chain_bonds(L), trap(L, A), 1.0, U, N, N)
+    levels = np.linalg.eigvalsh(single_particle_hamiltonian(L, 1.0, A))
     return IndependentValues({"energy": energy, "density": density}, {
-        "free fermions in the trap": free_fermion_density(10, 1.0, 2.0, 3, 3),
-        "non-interacting energy": 2 * levels[:3].sum()})
+        "free fermions in the trap": free_fermion_density(L, 1.0, A, N, N),
+        "non-interacting energy": 2 * levels[:N].sum()})
+
+
+def tezuka2008_trapped_hubbard() -> IndependentValues:
+    """L = 10, U = -4, A = 2, 3 + 3 fermions."""
+    return _trapped_chain(10, -4.0, 2.0, 3)
+
+
+def rigol2003_trapped_mott() -> IndependentValues:
+    """L = 10, U = 8, A = 4, 4 + 4 fermions."""
+    return _trapped_chain(10, 8.0, 4.0, 4)
 
 
 def noack1994_hubbard_ladder() -> IndependentValues:
@@ -105,11 +124,33 @@ def peruzzo2014_vqe_ordered_tfi() -> IndependentValues:
     return _open_tfi_ground_energy(3, 0.5)
 
 
+def _ising_ring(L: int, h: float) -> IndependentValues:
+    """Periodic L-spin chain, NetKet's -h sum X + J sum ZZ with J = -1: Lanczos, also at h = 5 and at J = 0."""
+    return IndependentValues({"energy": ground_state(ising_zz_x(L, 1.0, h, periodic=True))[0]}, {
+        "strong field": ground_state(ising_zz_x(L, 1.0, 5.0, periodic=True))[0],
+        "paramagnet without coupling": ground_state(ising_zz_x(L, 0.0, h, periodic=True))[0]})
+
+
 def carleo2017_tfi_rbm() -> IndependentValues:
-    """Periodic ten-spin chain, NetKet's -h sum X + J sum ZZ with J = -1, h = 1: Lanczos."""
-    return IndependentValues({"energy": ground_state(ising_zz_x(10, 1.0, 1.0, periodic=True))[0]}, {
-        "strong field": ground_state(ising_zz_x(10, 1.0, 5.0, periodic=True))[0],
-        "paramagnet without coupling": ground_state(ising_zz_x(10, 0.0, 1.0, periodic=True))[0]})
+    """Ten spins at the critical field h = 1."""
+    return _ising_ring(10, 1.0)
+
+
+def czischek2018_ordered_tfi_rbm() -> IndependentValues:
+    """Twelve spins on the ordered side, h = 0.5."""
+    return _ising_ring(12, 0.5)
+
+
+def vicentini2022_paramagnetic_tfi_rbm() -> IndependentValues:
+    """Sixteen spins on the paramagnetic side, h = 2."""
+    return _ising_ring(16, 2.0)
+
+
+def choo2018_heisenberg_rbm() -> IndependentValues:
+    """Periodic ten-spin chain, NetKet's J sum sigma . sigma with J = 1, by magnetisation sector (Lanczos)."""
+    return IndependentValues({"energy": heisenberg_sector_energy(10, 1.0, 0, periodic=True)}, {
+        "fully polarised sector": heisenberg_sector_energy(10, 1.0, 5, periodic=True),
+        "four-site ring": heisenberg_sector_energy(4, 1.0, 0, periodic=True)})
 
 
 H2_BOHR = 1.4
@@ -117,11 +158,56 @@ H2_BOHR = 1.4
 
 def szabo1996_h2_rhf() -> IndependentValues:
     """H2 at R = 1.4 bohr in STO-3G, and He: the textbook-integral Hartree-Fock (no PySCF)."""
-    h2 = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, H2_BOHR))])
+    h2, stretched = _diatomic("H", "H", H2_BOHR), _diatomic("H", "H", 5.0)
     helium = restricted_hartree_fock([("He", (0, 0, 0))])
-    stretched = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 5.0))])
     return IndependentValues({"energy": h2.energy, "orbital_energies": h2.orbital_energies}, {
         "helium atom": helium.energy, "stretched bond": stretched.energy})
+
+
+def _diatomic(first: str, second: str, bohr: float, basis: str = "sto-3g", charge: int = 0) -> HartreeFock:
+    """The diatomic along z, R in bohr."""
+    return restricted_hartree_fock([(first, (0, 0, 0)), (second, (0, 0, bohr))], basis, charge)
+
+
+HEH_BOHR = 1.4632
+
+
+def hehre1969_heh_cation() -> IndependentValues:
+    """HeH+ at R = 1.4632 bohr in STO-3G; the separated ions at 20 bohr; He alone (one basis function)."""
+    cation = _diatomic("He", "H", HEH_BOHR, charge=1)
+    return IndependentValues({"energy": cation.energy, "orbital_energies": cation.orbital_energies}, {
+        "separated ions": _diatomic("He", "H", 20.0, charge=1).energy,
+        "helium atom": restricted_hartree_fock([("He", (0, 0, 0))]).energy})
+
+
+COULSON_BOND_LENGTHS = (0.5, 0.6, 0.7408481, 0.9, 1.2, 1.6, 2.0, 2.5, 3.0)
+"""Angstrom: the scan of the coulson1949 task, through the textbook 1.4 bohr."""
+
+
+def coulson1949_h2_dissociation() -> IndependentValues:
+    """Restricted Hartree-Fock H2 in STO-3G along the scan, at 10 angstrom, and at 1.4 bohr alone."""
+    return IndependentValues({"energies": [_diatomic("H", "H", length / BOHR_IN_ANGSTROM).energy
+                                           for length in COULSON_BOND_LENGTHS]}, {
+        "dissociation limit": [_diatomic("H", "H", 10.0 / BOHR_IN_ANGSTROM).energy],
+        "symmetric minimal-basis orbital": [_diatomic("H", "H", H2_BOHR).energy]})
+
+
+def ditchfield1971_h2_631g() -> IndependentValues:
+    """H2 at 1.4 bohr in 6-31G, stretched to 5 bohr, and He in STO-3G (one basis function)."""
+    h2 = _diatomic("H", "H", H2_BOHR, basis="6-31g")
+    return IndependentValues({"energy": h2.energy, "orbital_energies": h2.orbital_energies}, {
+        "stretched bond": _diatomic("H", "H", 5.0, basis="6-31g").energy,
+        "helium in one basis function": restricted_hartree_fock([("He", (0, 0, 0))]).energy})
+
+
+def smith2019_trotter_paramagnetic_quench() -> IndependentValues:
+    """Ten qubits, h = 2, t = 1."""
+    return _quench(10, 2.0, 1.0)
+
+
+def bravo_prieto2020_vqe_paramagnetic_tfi() -> IndependentValues:
+    """Four qubits, h = 2 (paramagnetic side)."""
+    return _open_tfi_ground_energy(4, 2.0)
 
 
 INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
@@ -135,6 +221,16 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "peruzzo2014-vqe-ordered-tfi": peruzzo2014_vqe_ordered_tfi,
     "carleo2017-tfi-rbm": carleo2017_tfi_rbm,
     "szabo1996-h2-rhf": szabo1996_h2_rhf,
+    "laflorencie2006-heisenberg-dimerisation": laflorencie2006_heisenberg_dimerisation,
+    "rigol2003-trapped-mott": rigol2003_trapped_mott,
+    "czischek2018-ordered-tfi-rbm": czischek2018_ordered_tfi_rbm,
+    "vicentini2022-paramagnetic-tfi-rbm": vicentini2022_paramagnetic_tfi_rbm,
+    "choo2018-heisenberg-rbm": choo2018_heisenberg_rbm,
+    "hehre1969-heh-cation": hehre1969_heh_cation,
+    "coulson1949-h2-dissociation": coulson1949_h2_dissociation,
+    "ditchfield1971-h2-631g": ditchfield1971_h2_631g,
+    "smith2019-trotter-paramagnetic-quench": smith2019_trotter_paramagnetic_quench,
+    "bravo-prieto2020-vqe-paramagnetic-tfi": bravo_prieto2020_vqe_paramagnetic_tfi,
 }
 """Task id -> the computation of its independent values."""
 

@@ -1,7 +1,9 @@
-"""Closed-shell Hartree-Fock in an s-type STO-3G basis, from the textbook closed-form Gaussian integrals.
+"""Closed-shell Hartree-Fock in s-type Gaussian basis sets, from the textbook closed-form Gaussian integrals.
 
-Enough for H2 and He: each atom carries one contracted 1s function of three normalised primitives.
-The integrals over s Gaussians (overlap, kinetic, nuclear attraction and electron repulsion through the
+Enough for molecules of H and He in STO-3G (one contracted 1s function of three primitives per atom;
+Hehre, Stewart & Pople 1969) and 6-31G (an inner 1s of three primitives and an outer one of one;
+Ditchfield, Hehre & Pople 1971): both bases hold only s functions on these atoms.  Contractions are
+left unnormalised, which scales basis functions and changes no energy.  The integrals over s Gaussians (overlap, kinetic, nuclear attraction and electron repulsion through the
 Boys function F0) and the SCF with symmetric orthogonalisation follow Szabo & Ostlund, Modern Quantum
 Chemistry (1996), chapter 3 and appendix A.  Lengths in bohr, energies in hartree.
 """
@@ -15,8 +17,22 @@ from itertools import product
 import numpy as np
 from scipy.special import erf
 
-STO3G_COEFFICIENTS = (0.15432897, 0.53532814, 0.44463454)
-STO3G_EXPONENTS = {"H": (3.42525091, 0.62391373, 0.16885540), "He": (6.36242139, 1.15892300, 0.31364979)}
+Shell = tuple[tuple[float, float], ...]
+"""One contracted s function: (exponent, coefficient of the normalised primitive) pairs."""
+
+_STO3G_COEFFICIENTS = (0.15432897, 0.53532814, 0.44463454)
+BASIS_SETS: dict[str, dict[str, tuple[Shell, ...]]] = {
+    "sto-3g": {
+        "H": (tuple(zip((3.42525091, 0.62391373, 0.16885540), _STO3G_COEFFICIENTS)),),
+        "He": (tuple(zip((6.36242139, 1.15892300, 0.31364979), _STO3G_COEFFICIENTS)),),
+    },
+    "6-31g": {
+        "H": (((18.7311370, 0.03349460), (2.8253937, 0.23472695), (0.6401217, 0.81375733)),
+              ((0.1612778, 1.0),)),
+        "He": (((38.4216340, 0.0237660), (5.7780300, 0.1546790), (1.2417740, 0.4696300)),
+               ((0.2979640, 1.0),)),
+    },
+}
 NUCLEAR_CHARGE = {"H": 1, "He": 2}
 BOHR_IN_ANGSTROM = 0.529177210903
 
@@ -66,9 +82,9 @@ def _repulsion(a: Primitive, b: Primitive, c: Primitive, d: Primitive) -> float:
     return 2 * np.pi**2.5 / (p * q * np.sqrt(p + q)) * gab * gcd * _boys0(p * q / (p + q) * np.sum((P - Q) ** 2))
 
 
-def _basis(atoms: list[tuple[str, np.ndarray]]) -> list[list[Primitive]]:
-    return [[Primitive(alpha, d, centre) for alpha, d in zip(STO3G_EXPONENTS[element], STO3G_COEFFICIENTS)]
-            for element, centre in atoms]
+def _basis(atoms: list[tuple[str, np.ndarray]], basis: str) -> list[list[Primitive]]:
+    return [[Primitive(alpha, d, centre) for alpha, d in shell]
+            for element, centre in atoms for shell in BASIS_SETS[basis][element]]
 
 
 def _contracted(function: list[Primitive], *others: list[Primitive], integral: Callable[..., float]) -> float:
@@ -85,22 +101,22 @@ class HartreeFock:
     orbital_energies: list[float]
 
 
-def restricted_hartree_fock(atoms: list[tuple[str, tuple[float, float, float]]], tolerance: float = 1e-12,
-                            max_iterations: int = 200) -> HartreeFock:
-    """Closed-shell RHF of the neutral molecule ``atoms`` (element, position in bohr)."""
+def restricted_hartree_fock(atoms: list[tuple[str, tuple[float, float, float]]], basis: str = "sto-3g",
+                            charge: int = 0, tolerance: float = 1e-12, max_iterations: int = 200) -> HartreeFock:
+    """Closed-shell RHF of the molecule ``atoms`` (element, position in bohr) with net ``charge``."""
     placed = [(element, np.asarray(position, dtype=float)) for element, position in atoms]
-    basis = _basis(placed)
-    n = len(basis)
-    electrons = sum(NUCLEAR_CHARGE[element] for element, _ in placed)
+    functions = _basis(placed, basis)
+    n = len(functions)
+    electrons = sum(NUCLEAR_CHARGE[element] for element, _ in placed) - charge
     if electrons % 2:
         raise ValueError("closed-shell RHF needs an even number of electrons")
-    S = np.array([[_contracted(basis[i], basis[j], integral=_overlap) for j in range(n)] for i in range(n)])
-    T = np.array([[_contracted(basis[i], basis[j], integral=_kinetic) for j in range(n)] for i in range(n)])
-    V = sum(np.array([[_contracted(basis[i], basis[j], integral=lambda a, b: _attraction(a, b, NUCLEAR_CHARGE[el], R))
+    S = np.array([[_contracted(functions[i], functions[j], integral=_overlap) for j in range(n)] for i in range(n)])
+    T = np.array([[_contracted(functions[i], functions[j], integral=_kinetic) for j in range(n)] for i in range(n)])
+    V = sum(np.array([[_contracted(functions[i], functions[j], integral=lambda a, b: _attraction(a, b, NUCLEAR_CHARGE[el], R))
                        for j in range(n)] for i in range(n)]) for el, R in placed)
     eri = np.zeros((n, n, n, n))
     for i, j, k, l in product(range(n), repeat=4):
-        eri[i, j, k, l] = _contracted(basis[i], basis[j], basis[k], basis[l], integral=_repulsion)
+        eri[i, j, k, l] = _contracted(functions[i], functions[j], functions[k], functions[l], integral=_repulsion)
     core = T + V
     values, vectors = np.linalg.eigh(S)
     X = vectors @ np.diag(values**-0.5) @ vectors.T

@@ -41,8 +41,30 @@ def ising_zz_x(L: int, J: float, h: float, periodic: bool) -> sparse.csr_matrix:
 
 
 def ground_state(hamiltonian: sparse.csr_matrix) -> tuple[float, np.ndarray]:
+    if hamiltonian.shape[0] == 1:
+        return float(hamiltonian[0, 0]), np.ones(1)
     energies, vectors = eigsh(hamiltonian, k=1, which="SA", tol=1e-12)
     return float(energies[0]), vectors[:, 0]
+
+
+def magnetisation_sector(L: int, total_sz: int) -> np.ndarray:
+    """Indices of the basis states with sum_i S^z_i = total_sz (bit 0 = up = +1/2 on each site)."""
+    down_counts = np.array([bin(state).count("1") for state in range(2**L)])
+    return np.flatnonzero(L / 2 - down_counts == total_sz)
+
+
+def heisenberg_sector_energy(L: int, J: float, total_sz: int, periodic: bool) -> float:
+    """Lowest Pauli-unit energy of J sum sigma . sigma among states of magnetisation ``total_sz``: the
+    Hamiltonian conserves it, so the block of those basis states is exact."""
+    sector = magnetisation_sector(L, total_sz)
+    return ground_state(heisenberg(L, J, periodic)[sector][:, sector].tocsr())[0]
+
+
+def heisenberg_bond_energies(L: int, J: float) -> list[float]:
+    """J <S_i . S_{i+1}> (spin operators) on each bond of the open chain's ground state."""
+    _, vector = ground_state(heisenberg(L, J, periodic=False))
+    return [J / 4 * sum(float(np.real(np.vdot(vector, site_operator(a, i, L) @ (site_operator(a, i + 1, L) @ vector))))
+                        for a in ("X", "Y", "Z")) for i in range(L - 1)]
 
 
 def open_tfi_free_fermion_energy(L: int, J: float, g: float) -> float:

@@ -7,9 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from qmp_bench.independent.minimal_basis_rhf import restricted_hartree_fock
+from qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
 from qmp_bench.independent.quench import quench_magnetization
-from qmp_bench.independent.spin_chains import ground_state, heisenberg, ising_zz_x, open_tfi_free_fermion_energy
+from qmp_bench.independent.spin_chains import (
+    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
+    open_tfi_free_fermion_energy,
+)
 
 
 def test_two_spins_form_a_singlet():
@@ -60,3 +63,36 @@ def test_the_stretched_h2_lies_far_above_two_hydrogen_atoms():
     stretched = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 5.0))]).energy
     equilibrium = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 1.4))]).energy
     assert np.isfinite(stretched) and stretched > -1.0 + 0.25 and stretched > equilibrium
+
+
+def test_restricted_h2_dissociates_to_the_half_ionic_limit():
+    # Szabo & Ostlund (1996), chapter 3: STO-3G hydrogen atom E_H = -0.466582 hartree and (11|11) = 0.7746;
+    # far apart, the doubly occupied (a + b)/sqrt(2) gives 2 E_H + (11|11)/2 - 1/(2R) (half of it ionic)
+    R = 10.0 / BOHR_IN_ANGSTROM
+    stretched = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, R))]).energy
+    assert stretched == pytest.approx(2 * -0.466582 + 0.7746 / 2 - 1 / (2 * R), abs=2e-4)
+
+
+def test_a_charge_removes_electrons_and_a_split_valence_basis_lowers_the_energy():
+    heh = restricted_hartree_fock([("He", (0, 0, 0)), ("H", (0, 0, 1.4632))], charge=1)
+    assert len(heh.orbital_energies) == 2 and heh.orbital_energies[0] < 0
+    minimal = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 1.4))])
+    split = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 1.4))], basis="6-31g")
+    # variational: the 6-31G space is larger; Hartree-Fock limit of H2 is -1.1336 hartree (Kolos & Roothaan 1960)
+    assert len(split.orbital_energies) == 4 and -1.1336 < split.energy < minimal.energy
+
+
+def test_heisenberg_sectors_hold_the_closed_forms_and_the_spin_flip_symmetry():
+    assert heisenberg_sector_energy(10, 1.0, 5, periodic=True) == pytest.approx(10.0, abs=1e-12)
+    assert heisenberg_sector_energy(4, 1.0, 0, periodic=True) == pytest.approx(-8.0, abs=1e-10)
+    up, down = (heisenberg_sector_energy(8, 1.0, sz, periodic=True) for sz in (1, -1))
+    assert up == pytest.approx(down, abs=1e-10)
+    assert heisenberg_sector_energy(8, 1.0, 0, periodic=True) == pytest.approx(
+        ground_state(heisenberg(8, 1.0, periodic=True))[0], abs=1e-10)
+
+
+def test_bond_energies_sum_to_the_energy_and_alternate_from_the_ends():
+    bonds = heisenberg_bond_energies(8, 1.0)
+    assert sum(bonds) == pytest.approx(ground_state(heisenberg(8, 1.0, periodic=False))[0] / 4, abs=1e-10)
+    assert bonds == pytest.approx(bonds[::-1], abs=1e-10)
+    assert bonds[0] < bonds[1] > bonds[2], "strong end bond, weak second bond: the boundary-induced alternation"

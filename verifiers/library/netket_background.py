@@ -30,9 +30,9 @@ def sampler_metropolis_local(hamiltonian: nk.operator.Ising) -> nk.sampler.Metro
     return nk.sampler.MetropolisLocal(hamiltonian.hilbert)
 
 
-def hamiltonian_heisenberg(graph: nk.graph.Graph, J: float) -> nk.operator.Heisenberg:
-    """The Heisenberg chain in the zero-magnetisation sector (where the ground state of J > 0 lies)."""
-    hilbert = nk.hilbert.Spin(s=0.5, N=graph.n_nodes, total_sz=0)
+def hamiltonian_heisenberg(graph: nk.graph.Graph, J: float, total_sz: int) -> nk.operator.Heisenberg:
+    """The Heisenberg chain in one magnetisation sector (the ground state of J > 0 lies at total_sz = 0)."""
+    hilbert = nk.hilbert.Spin(s=0.5, N=graph.n_nodes, total_sz=total_sz)
     return nk.operator.Heisenberg(hilbert=hilbert, graph=graph, J=J)
 
 
@@ -72,7 +72,7 @@ ISING_RBM = BackgroundPipeline(
 HEISENBERG_RBM = BackgroundPipeline(
     backend="netket", name="heisenberg_rbm",
     model="heisenberg", lattice="ring", method="vmc_rbm",
-    params={"L": 6, "J": 1.0, "alpha": 1, "n_samples": 256, "n_iter": 100, "learning_rate": 0.05, "seed": 0},
+    params={"L": 6, "J": 1.0, "total_sz": 0, "alpha": 1, "n_samples": 256, "n_iter": 100, "learning_rate": 0.05, "seed": 0},
     steps=(
         BackgroundStep("lattice", lattice_chain, "graph"),
         BackgroundStep("hamiltonian", hamiltonian_heisenberg, "hamiltonian"),

@@ -1,4 +1,4 @@
-"""PySCF background functions on H2 and water in STO-3G.
+"""PySCF background functions on H2, HeH+ and water in STO-3G.
 
 Reference: Szabo & Ostlund, Modern Quantum Chemistry (1996), section 3.5: minimal-basis H2 at
 R = 1.4 bohr has E_RHF = -1.117 Ha and orbital energies -0.578 and +0.670 Ha; their STO-3G water at
@@ -13,7 +13,7 @@ import pytest
 import numpy as np
 
 from verifiers.library.pyscf_background import (
-    MOLECULE_RHF, MOLECULE_RKS, effector_rhf, effector_rks, item_molecule, observable_orbital_energies,
+    BOND_SCAN_RHF, MOLECULE_RHF, MOLECULE_RKS, effector_rhf, effector_rks, item_molecule, observable_orbital_energies,
     observable_total_energy,
 )
 
@@ -21,7 +21,7 @@ H2_AT_1_4_BOHR = "H 0 0 0; H 0 0 0.7408481"  # 1.4 bohr in angstrom
 
 
 def test_hartree_fock_h2_matches_the_textbook_values():
-    calculation = effector_rks(item_molecule(H2_AT_1_4_BOHR, "sto-3g"), "hf")
+    calculation = effector_rks(item_molecule(H2_AT_1_4_BOHR, "sto-3g", 0), "hf")
     assert observable_total_energy(calculation) == pytest.approx(-1.117, abs=1e-3)
     assert observable_orbital_energies(calculation) == pytest.approx([-0.578, 0.670], abs=1e-3)
 
@@ -29,7 +29,7 @@ def test_hartree_fock_h2_matches_the_textbook_values():
 def test_the_b3lyp_pipeline_lies_below_hartree_fock():
     """Correlation lowers the energy: B3LYP below RHF for H2 near equilibrium."""
     energy = MOLECULE_RKS.run()["energy"]
-    hartree_fock = observable_total_energy(effector_rks(item_molecule(MOLECULE_RKS.params["atom"], "sto-3g"), "hf"))
+    hartree_fock = observable_total_energy(effector_rks(item_molecule(MOLECULE_RKS.params["atom"], "sto-3g", 0), "hf"))
     assert energy < hartree_fock and energy == pytest.approx(-1.16, abs=0.03)
 
 
@@ -40,7 +40,7 @@ def _szabo_ostlund_water() -> str:
 
 
 def test_restricted_hartree_fock_water_matches_the_textbook_value():
-    molecule = item_molecule(_szabo_ostlund_water(), "sto-3g")
+    molecule = item_molecule(_szabo_ostlund_water(), "sto-3g", 0)
     assert observable_total_energy(effector_rhf(molecule, 1e-9)) == pytest.approx(-74.963, abs=1e-3)
     assert observable_total_energy(effector_rks(molecule, "hf")) == pytest.approx(-74.963, abs=1e-3)
 
@@ -57,6 +57,24 @@ def test_restricted_hartree_fock_h2_agrees_with_an_independent_implementation():
     from qmp_bench.independent.minimal_basis_rhf import restricted_hartree_fock
 
     independent = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 1.4))])
-    calculation = effector_rhf(item_molecule(H2_AT_1_4_BOHR, "sto-3g"), 1e-10)
+    calculation = effector_rhf(item_molecule(H2_AT_1_4_BOHR, "sto-3g", 0), 1e-10)
     assert observable_total_energy(calculation) == pytest.approx(independent.energy, abs=1e-6)
     assert observable_orbital_energies(calculation) == pytest.approx(independent.orbital_energies, abs=1e-6)
+
+
+def test_the_bond_scan_gives_one_energy_per_bond_length_in_scan_order():
+    from qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
+
+    lengths = [1.2, 0.7408481]
+    energies = BOND_SCAN_RHF.run(bond_lengths=lengths, conv_tol=1e-10)["energies"]
+    independent = [restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, r / BOHR_IN_ANGSTROM))]).energy
+                   for r in lengths]
+    assert energies == pytest.approx(independent, abs=1e-8)
+    assert energies[1] == pytest.approx(-1.117, abs=1e-3), "the textbook point, second in the scan"
+
+
+def test_a_charged_molecule_loses_its_electrons():
+    # HeH+ at 1.4632 bohr: two electrons, closed shell; the neutral would have three
+    namespace = MOLECULE_RHF.run(atom="He 0 0 0; H 0 0 0.7743", basis="sto-3g", charge=1, conv_tol=1e-10)
+    assert namespace["mol"].nelectron == 2 and len(namespace["orbital_energies"]) == 2
+    assert namespace["energy"] == pytest.approx(-2.84, abs=0.01)
