@@ -10,6 +10,7 @@ from rich.console import Console
 
 from qmp_bench.campaign import Campaign, TrialRecord
 from qmp_bench.catalogue import bench_tasks
+from qmp_bench.faults import UNMUTATED, FaultCampaign, FaultRecord, escaped, run_faults, write_report
 from qmp_bench.report import write_results
 from qmp_bench.runner import METHOD_LIMITS, NOT_BUILT, run_campaign
 
@@ -27,6 +28,10 @@ def _parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="write results.csv, results.md and pass_at_k.png of a campaign")
     report.add_argument("campaign", type=Path)
     commands.add_parser("tasks", help="list the benchmark tasks")
+    faults = commands.add_parser("faults", help="fault injection: verify every mutant of each task's reference script")
+    faults.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
+    faults.add_argument("--jobs", type=int, default=1, help="scripts verified at once")
+    faults.add_argument("--out", type=Path, default=Path("qmp-faults"), help="benchmark folder (resumed if present)")
     return parser
 
 
@@ -44,9 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     if not tasks:
         console.print(f"qmp-bench: no task matches {arguments.tasks!r} (see qmp-bench tasks)")
         return 2
-    if arguments.trials < 1 or arguments.jobs < 1:
+    if getattr(arguments, "trials", 1) < 1 or arguments.jobs < 1:
         console.print("qmp-bench: --trials and --jobs must be at least 1")
         return 2
+    if arguments.command == "faults":
+        return _faults(FaultCampaign(arguments.out), tasks, arguments.jobs, console)
     campaign = Campaign(arguments.out)
 
     def progress(record: TrialRecord, done: int, total: int) -> None:
@@ -59,6 +66,21 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"qmp-bench: {error}")
         return 2
     return _report(campaign, campaign.records(), console)
+
+
+def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -> int:
+    def progress(record: FaultRecord, done: int, total: int) -> None:
+        verdict = "detected" if record.detected else "passed"
+        console.print(f"[{done}/{total}] {record.task} {record.fault_class} '{record.name}': {verdict}"
+                      f"{', localised' if record.localised else ''}, {record.seconds:.0f} s")
+
+    run_faults(campaign, tasks, jobs, progress)
+    records = [r for r in campaign.records() if r.task in {task.name for task in tasks}]
+    for path in write_report(records, campaign.folder):
+        console.print(f"wrote {path}")
+    console.print((campaign.folder / "faults.md").read_text())
+    false_alarms = [r for r in records if r.fault_class == UNMUTATED and r.detected]
+    return 0 if not escaped(records) and not false_alarms else 1
 
 
 def _report(campaign: Campaign, records: list[TrialRecord], console: Console) -> int:

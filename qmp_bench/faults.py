@@ -1,0 +1,204 @@
+"""The fault-injection benchmark: do the verifiers catch every mutant of a task's reference script, and
+point at the right place, while passing the unmutated script?
+
+No model takes part.  Each script goes through the verifiers as the pipeline runs them: the Programming
+verifier, then (only if it found nothing wrong) the Scientific and Convergence verifiers.  A mutant is
+detected when any certificate fails.  It is localised when a failed obligation names the mutated
+function (its unit test, its integration level, or a contract breach in it) or, for a physics fault, when
+a scientific check (rubric, assertion, reference, metamorphic, convergence) fails.  A failure on the
+unmutated script is a false alarm.  Records are appended as each script finishes, so a killed benchmark
+resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agents.library_proposer import compose_script
+from physvec.taskfiles.loading import LoadedTask, load_task
+from qmp_bench.catalogue import BenchTask
+from qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
+from verifiers.certificate import Certificate, Obligation, Outcome, Verdict
+from verifiers.programming import verify_script
+from verifiers.protocol import Subject
+from verifiers.sandbox import SandboxLimits, SandboxPool
+from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+
+RECORDS_FILE = "faults.jsonl"
+UNMUTATED = "none"
+"""The fault class of a task's unmutated reference script."""
+SCIENTIFIC_CATEGORIES = ("rubric", "assertion", "reference", "metamorphic", "convergence")
+
+
+class FaultRecord(BaseModel):
+    """What the verifiers made of one script of one task."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    fault_class: str
+    name: str
+    function: str
+    detected: bool
+    localised: bool
+    failed: list[str]
+    """names of the failed obligations"""
+    seconds: float
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return self.task, self.fault_class, self.name, self.function
+
+
+def reference_mutants(task: LoadedTask) -> tuple[str, list[Mutant]]:
+    """The library proposer's script for the task, and its mutants."""
+    script = compose_script(task.task.spec, task.task.backend).script
+    return script, mutants_of(script, task.task.backend, task.task)
+
+
+def certificates_of(script: str, task: LoadedTask, folder: Path, pool: SandboxPool) -> list[Certificate]:
+    """The script through the Programming verifier, then, if that found nothing wrong, the scientific ones."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "script.py"
+    path.write_text(script)
+    limits = SandboxLimits(wall_s=float(task.task.limits.sandbox_wall_s))
+    executed = folder / "programming"
+    programming = verify_script(path, task.task.backend, executed, pool, limits)
+    if programming.verdict is Verdict.FAILED:
+        return [programming]
+    subject = Subject(script=path, task=task, pool=pool, limits=limits, workdir=folder / "scientific",
+                      executed_dir=executed)
+    return [programming, ScientificVerifier().verify(subject), ConvergenceVerifier().verify(subject)]
+
+
+def names_function(obligation: Obligation, function: str) -> bool:
+    """Whether a failed obligation points at ``function``: its unit test or integration level by name, or
+    the function named in its evidence."""
+    evidence = obligation.evidence
+    return (obligation.name.split(":", 1)[-1] == function
+            or function in (evidence.get("function"), evidence.get("failing_function"))
+            or function in evidence.get("interface", []))
+
+
+def is_localised(mutant_class: str, function: str, failed: list[Obligation]) -> bool:
+    if any(names_function(obligation, function) for obligation in failed):
+        return True
+    return mutant_class in PHYSICS_CLASSES and any(o.category in SCIENTIFIC_CATEGORIES for o in failed)
+
+
+def judge(task_name: str, fault_class: str, name: str, function: str, certificates: list[Certificate],
+          seconds: float) -> FaultRecord:
+    failed = [o for certificate in certificates for o in certificate.obligations if o.outcome is Outcome.FAILED]
+    return FaultRecord(task=task_name, fault_class=fault_class, name=name, function=function,
+                       detected=bool(failed), localised=bool(failed) and is_localised(fault_class, function, failed),
+                       failed=[o.name for o in failed], seconds=round(seconds, 1))
+
+
+class FaultCampaign:
+    """The benchmark's folder: its append-only records and the verifiers' working folders."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def records_path(self) -> Path:
+        return self.folder / RECORDS_FILE
+
+    def records(self) -> list[FaultRecord]:
+        """Every complete record; a line cut by a kill is skipped (and its script verified again)."""
+        if not self.records_path.exists():
+            return []
+        records = []
+        for line in self.records_path.read_text().splitlines():
+            try:
+                records.append(FaultRecord.model_validate_json(line))
+            except ValidationError:
+                continue
+        return records
+
+    def append(self, record: FaultRecord) -> None:
+        with self.records_path.open("a") as stream:
+            stream.write(record.model_dump_json() + "\n")
+
+
+def run_faults(campaign: FaultCampaign, tasks: list[BenchTask], jobs: int,
+               progress: Callable[[FaultRecord, int, int], None] | None = None) -> list[FaultRecord]:
+    """Verify every script (unmutated and mutants) of ``tasks`` the campaign lacks, ``jobs`` at a time."""
+    done = {record.key for record in campaign.records()}
+    work: list[tuple[BenchTask, LoadedTask, str, str, str, str]] = []
+    for bench_task in tasks:
+        loaded = load_task(bench_task.task_file)
+        script, mutants = reference_mutants(loaded)
+        scripts = [(UNMUTATED, "reference script", "", script)] + [
+            (m.fault_class, m.name, m.function, m.script) for m in mutants]
+        work += [(bench_task, loaded, *entry) for entry in scripts
+                 if (bench_task.name, *entry[:3]) not in done]
+    pool = SandboxPool()
+
+    def verify(index: int) -> FaultRecord:
+        bench_task, loaded, fault_class, name, function, script = work[index]
+        started = time.monotonic()
+        folder = campaign.folder / "work" / bench_task.topic / bench_task.id / f"{index:03d}"
+        certificates = certificates_of(script, loaded, folder, pool)
+        record = judge(bench_task.name, fault_class, name, function, certificates, time.monotonic() - started)
+        campaign.append(record)
+        return record
+
+    records = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
+        for record in executor.map(verify, range(len(work))):
+            records.append(record)
+            if progress is not None:
+                progress(record, len(records), len(work))
+    return records
+
+
+def class_table(records: list[FaultRecord]) -> list[dict[str, object]]:
+    """Per fault class: mutants, detected, localised, and the obligations that caught them most often."""
+    rows = []
+    for fault_class in (*PROGRAMMING_CLASSES, *PHYSICS_CLASSES):
+        chosen = [r for r in records if r.fault_class == fault_class]
+        if not chosen:
+            continue
+        catchers = Counter(name.split(":", 1)[0] for r in chosen for name in r.failed)
+        rows.append({"family": "programming" if fault_class in PROGRAMMING_CLASSES else "physics",
+                     "fault class": fault_class, "mutants": len(chosen),
+                     "detected": sum(r.detected for r in chosen), "localised": sum(r.localised for r in chosen),
+                     "caught by": ", ".join(f"{name} {count}" for name, count in catchers.most_common(3))})
+    unmutated = [r for r in records if r.fault_class == UNMUTATED]
+    if unmutated:
+        rows.append({"family": "none", "fault class": "unmutated (false alarms)", "mutants": len(unmutated),
+                     "detected": sum(r.detected for r in unmutated), "localised": "",
+                     "caught by": ", ".join(f"{r.task}: {', '.join(r.failed)}" for r in unmutated if r.detected)})
+    return rows
+
+
+def escaped(records: list[FaultRecord]) -> list[FaultRecord]:
+    """Mutants no verifier caught."""
+    return [r for r in records if r.fault_class != UNMUTATED and not r.detected]
+
+
+def write_report(records: list[FaultRecord], folder: Path) -> list[Path]:
+    """faults.md (the class table, escapes, false alarms) and faults.json (the same rows)."""
+    rows = class_table(records)
+    columns = ["family", "fault class", "mutants", "detected", "localised", "caught by"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(row[c]) for c in columns) + " |" for row in rows]
+    misses = escaped(records)
+    lines += ["", f"tasks: {len({r.task for r in records})}; scripts verified: {len(records)}; "
+              f"escaped mutants: {len(misses)}"]
+    lines += [f"- escaped: {r.task} {r.fault_class} '{r.name}' in {r.function}" for r in misses]
+    lines += [f"- not localised: {r.task} {r.fault_class} '{r.name}' in {r.function}, caught by {', '.join(r.failed)}"
+              for r in records if r.detected and not r.localised and r.fault_class != UNMUTATED]
+    markdown, table = folder / "faults.md", folder / "faults.json"
+    markdown.write_text("\n".join(lines) + "\n")
+    table.write_text(json.dumps(rows, indent=1) + "\n")
+    return [markdown, table]

@@ -1,0 +1,258 @@
+"""Mutants of a task's reference script: one known fault each, in one known function.
+
+The reference script of a task is the one the library proposer composes from its spec.  Programming
+faults (syntax, API misuse, wrong types, interface mismatch) are made from any script by its structure;
+the unconverged-parameter fault lowers the task's own convergence parameter in PARAMS.  The other
+physics faults (filling, hermiticity, boundary, trap or scale, sign) are exact text replacements in the
+library's functions, per backend; a replacement applies to a task when its text is in the script.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from physvec.taskfiles.task import Task
+from verifiers.programming.contract import analyse_script
+
+PROGRAMMING_CLASSES = ("syntax", "api misuse", "wrong type", "interface mismatch")
+PHYSICS_CLASSES = ("filling", "hermiticity", "boundary", "trap/scale", "sign", "unconverged")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One fault: its class, what it does, the function it lives in, and the faulty script."""
+
+    fault_class: str
+    name: str
+    function: str
+    script: str
+
+    @property
+    def family(self) -> str:
+        return "programming" if self.fault_class in PROGRAMMING_CLASSES else "physics"
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A physics fault as an exact text replacement inside the named library function."""
+
+    fault_class: str
+    name: str
+    function: str
+    old: str
+    new: str
+    equivalent_with: str | None = None
+    """script text with which the fault changes no physics (an equivalent mutant, not made)"""
+
+
+BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
+    "tenpy": (
+        Replacement("sign", "DMRG energy returned with the wrong sign", "effector_dmrg",
+                    'return float(dmrg.run(psi, model, options)["E"])', 'return -float(dmrg.run(psi, model, options)["E"])'),
+        Replacement("sign", "ferromagnetic Ising part in the Heisenberg chain", "hamiltonian_heisenberg_chain",
+                    '"Jz": J,', '"Jz": -J,'),
+        Replacement("trap/scale", "exchange doubled", "hamiltonian_heisenberg_chain",
+                    '"Jx": J, "Jy": J, "Jz": J', '"Jx": 2 * J, "Jy": 2 * J, "Jz": 2 * J'),
+        Replacement("boundary", "periodic Heisenberg chain", "hamiltonian_heisenberg_chain",
+                    '"bc_MPS": "finite", "conserve": "Sz"', '"bc_MPS": "finite", "bc_x": "periodic", "conserve": "Sz"'),
+        Replacement("filling", "fully polarised start instead of the Neel state", "initialstate_neel",
+                    '["up", "down"] * (L // 2)', '["up"] * L'),
+        Replacement("hermiticity", "imaginary exchange along y (non-Hermitian H)", "hamiltonian_heisenberg_chain",
+                    '"Jy": J,', '"Jy": 1j * J,'),
+        Replacement("trap/scale", "transverse field doubled", "hamiltonian_tfi_chain", '"g": g,', '"g": 2 * g,'),
+        Replacement("hermiticity", "imaginary transverse field (non-Hermitian H)", "hamiltonian_tfi_chain",
+                    '"g": g,', '"g": 1j * g,'),
+        Replacement("sign", "field term dropped", "hamiltonian_tfi_chain", '"g": g,', '"g": 0 * g,'),
+        Replacement("boundary", "periodic Ising chain", "hamiltonian_tfi_chain",
+                    '"bc_MPS": "finite", "conserve": None', '"bc_MPS": "finite", "bc_x": "periodic", "conserve": None'),
+        Replacement("sign", "trap turned upside down", "hamiltonian_trapped_hubbard",
+                    '"mu": -np.asarray(trap, dtype=float)', '"mu": np.asarray(trap, dtype=float)'),
+        Replacement("sign", "trap turned upside down", "hamiltonian_trapped_hubbard_ladder",
+                    '"mu": -np.asarray(trap, dtype=float)', '"mu": np.asarray(trap, dtype=float)'),
+        Replacement("sign", "interaction of the wrong sign", "hamiltonian_trapped_hubbard",
+                    '"U": U, "mu"', '"U": -U, "mu"'),
+        Replacement("sign", "interaction of the wrong sign", "hamiltonian_trapped_hubbard_ladder",
+                    '"U": U, "mu"', '"U": -U, "mu"'),
+        Replacement("trap/scale", "trap half as steep", "lattice_harmonic_trap", "4 * A / L**2", "2 * A / L**2"),
+        Replacement("filling", "one up fermion too many", "initialstate_fermions",
+                    "np.linspace(0, L - 1, N_up)", "np.linspace(0, L - 1, N_up + 1)"),
+        Replacement("boundary", "periodic Hubbard chain", "hamiltonian_trapped_hubbard",
+                    '"cons_Sz": "Sz", "bc_MPS": "finite"})', '"cons_Sz": "Sz", "bc_MPS": "finite", "bc_x": "periodic"})'),
+        Replacement("boundary", "ladder closed into a cylinder", "hamiltonian_trapped_hubbard_ladder",
+                    '"bc_x": "open"', '"bc_x": "periodic"'),
+    ),
+    "qiskit": (
+        Replacement("sign", "antiferromagnetic instead of ferromagnetic coupling", "hamiltonian_tfim",
+                    '("ZZ", [i, i + 1], -J)', '("ZZ", [i, i + 1], J)',
+                    equivalent_with="def effector_vqe"),  # X on every other qubit maps J to -J: same spectrum
+        Replacement("trap/scale", "field doubled", "hamiltonian_tfim", '("X", [i], -h)', '("X", [i], -2 * h)'),
+        Replacement("hermiticity", "imaginary field coefficient (non-Hermitian H)", "hamiltonian_tfim",
+                    '("X", [i], -h)', '("X", [i], -1j * h)'),
+        Replacement("boundary", "periodic chain", "hamiltonian_tfim",
+                    '("ZZ", [i, i + 1], -J) for i in range(L - 1)', '("ZZ", [i, (i + 1) % L], -J) for i in range(L)'),
+        Replacement("filling", "all-down start instead of all-up", "initialstate_all_up",
+                    "return QuantumCircuit(L)", "circuit = QuantumCircuit(L)\n    circuit.x(range(L))\n    return circuit"),
+        Replacement("trap/scale", "evolution to twice the time", "circuit_trotter",
+                    "PauliEvolutionGate(hamiltonian, time=time)", "PauliEvolutionGate(hamiltonian, time=2 * time)"),
+        Replacement("sign", "magnetisation of the wrong sign", "observable_magnetization", "1 / L) for i", "-1 / L) for i"),
+        Replacement("sign", "energy estimate of the wrong sign", "observable_vqe_energy",
+                    "return float(StatevectorEstimator()", "return -float(StatevectorEstimator()"),
+        Replacement("unconverged", "optimiser stopped after two iterations", "effector_vqe",
+                    'method="BFGS").x', 'method="BFGS", options={"maxiter": 2}).x'),
+    ),
+    "netket": (
+        Replacement("boundary", "open instead of periodic chain", "lattice_chain", "pbc=True", "pbc=False"),
+        Replacement("trap/scale", "field doubled", "hamiltonian_ising", "graph=graph, h=h, J=J)", "graph=graph, h=2 * h, J=J)"),
+        Replacement("trap/scale", "coupling doubled", "hamiltonian_ising", "graph=graph, h=h, J=J)", "graph=graph, h=h, J=2 * J)"),
+        Replacement("sign", "ferromagnetic Heisenberg chain", "hamiltonian_heisenberg",
+                    "Heisenberg(hilbert=hilbert, graph=graph, J=J)", "Heisenberg(hilbert=hilbert, graph=graph, J=-J)"),
+        Replacement("filling", "magnetisation sector shifted by one", "hamiltonian_heisenberg",
+                    "total_sz=total_sz)", "total_sz=total_sz + 1)"),
+        Replacement("sign", "energy of the wrong sign", "observable_energy",
+                    "return float(state.expect(hamiltonian).mean.real)", "return -float(state.expect(hamiltonian).mean.real)"),
+        Replacement("unconverged", "learning rate a hundred times too small", "effector_vmc",
+                    "Sgd(learning_rate=learning_rate)", "Sgd(learning_rate=learning_rate / 100)"),
+    ),
+    "pyscf": (
+        Replacement("trap/scale", "geometry read in bohr instead of angstrom", "item_molecule",
+                    "charge=charge, verbose=0)", 'charge=charge, unit="Bohr", verbose=0)'),
+        Replacement("trap/scale", "geometry read in bohr instead of angstrom", "item_bond_scan",
+                    "charge=charge, verbose=0)", 'charge=charge, unit="Bohr", verbose=0)'),
+        Replacement("filling", "two extra electrons", "item_molecule", "charge=charge,", "charge=charge - 2,"),
+        Replacement("filling", "two extra electrons", "item_bond_scan", "charge=charge,", "charge=charge - 2,"),
+        Replacement("trap/scale", "bond lengths doubled", "item_bond_scan", "0 0 {length}", "0 0 {2 * length}"),
+        Replacement("sign", "nuclear repulsion dropped", "observable_total_energy",
+                    "return float(calculation.e_tot)", "return float(calculation.e_tot - calculation.energy_nuc())"),
+        Replacement("sign", "nuclear repulsion dropped", "observable_scan_energies",
+                    "float(calculation.e_tot)", "float(calculation.e_tot - calculation.energy_nuc())"),
+        Replacement("unconverged", "SCF stopped after two cycles", "effector_rhf",
+                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n    calculation.max_cycle = 2\n"),
+        Replacement("unconverged", "SCF stopped after two cycles", "effector_rhf_scan",
+                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n        calculation.max_cycle = 2\n"),
+        Replacement("hermiticity", "orbital energies from the non-symmetric product F C", "observable_orbital_energies",
+                    "for energy in calculation.mo_energy]",
+                    "for energy in (calculation.get_fock() @ calculation.mo_coeff).diagonal()]"),
+    ),
+}
+
+
+def _function_source(script: str, name: str) -> tuple[int, int] | None:
+    """Start and end offsets of the top-level function ``name`` in ``script``."""
+    for node in ast.parse(script).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            lines = script.splitlines(keepends=True)
+            start = sum(len(line) for line in lines[:node.lineno - 1])
+            return start, start + sum(len(line) for line in lines[node.lineno - 1:node.end_lineno])
+    return None
+
+
+def _replace_in_function(script: str, function: str, old: str, new: str) -> str | None:
+    """The script with the first ``old`` inside ``function`` replaced, or None if it is not there."""
+    span = _function_source(script, function)
+    if span is None or old not in script[span[0]:span[1]]:
+        return None
+    body = script[span[0]:span[1]].replace(old, new, 1)
+    return script[:span[0]] + body + script[span[1]:]
+
+
+def physics_mutants(script: str, backend: str) -> list[Mutant]:
+    """The backend's physics replacements whose text is in the script, one mutant each."""
+    mutants = []
+    for replacement in BACKEND_REPLACEMENTS.get(backend, ()):
+        if replacement.equivalent_with is not None and replacement.equivalent_with in script:
+            continue
+        mutated = _replace_in_function(script, replacement.function, replacement.old, replacement.new)
+        if mutated is not None:
+            mutants.append(Mutant(replacement.fault_class, replacement.name, replacement.function, mutated))
+    return mutants
+
+
+def _element_order(script: str) -> list[str]:
+    """Element functions, effector and observables first (where a library call or a result lives)."""
+    contract = analyse_script(script)
+    names = list(contract.elements)
+    return sorted(names, key=lambda name: (not name.startswith("effector"), not name.startswith("observable"),
+                                           names.index(name)))
+
+
+def _syntax(script: str, functions: list[str]) -> Mutant:
+    """A closing parenthesis dropped from the last line of the first function that ends with one."""
+    for function in functions:
+        start, end = _function_source(script, function)
+        body = script[start:end].rstrip("\n")
+        if body.endswith(")"):
+            return Mutant("syntax", "closing parenthesis dropped", function,
+                          script[:start] + body[:-1] + "\n" + script[end:])
+    raise ValueError("no element function ends with a parenthesis")
+
+
+_ATTRIBUTE_CALL = re.compile(r"\b([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)\(")
+
+
+def _api_misuse(script: str, functions: list[str]) -> Mutant:
+    """The first library attribute call of the effector (else the next function) misspelt."""
+    for function in functions:
+        start, end = _function_source(script, function)
+        match = _ATTRIBUTE_CALL.search(script, start, end)
+        if match is not None:
+            return Mutant("api misuse", f"{match.group(1)}.{match.group(2)} misspelt", function,
+                          script[:match.start(2)] + match.group(2) + "_x" + script[match.end(2):])
+    raise ValueError("no element function calls a library attribute")
+
+
+def _wrong_type(script: str, functions: list[str]) -> Mutant:
+    """The first observable (else effector) returns its value as a string."""
+    for function in functions:
+        tree = ast.parse(script)
+        node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
+        returned = [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+        if returned:
+            segment = ast.get_source_segment(script, returned[-1].value)
+            old = f"return {segment}"
+            mutated = _replace_in_function(script, function, old, f"return str({segment})")
+            if mutated is not None:
+                return Mutant("wrong type", "result returned as a string", function, mutated)
+    raise ValueError("no element function returns a value")
+
+
+def _interface_mismatch(script: str) -> Mutant:
+    """The run_ function stops passing one argument to the effector: the interface no longer matches."""
+    contract = analyse_script(script)
+    run = next(iter(contract.runs))
+    start, end = _function_source(script, run)
+    call = re.search(r"(effector_\w+)\((\w+)=[^,()]+(, )?", script[start:end])
+    if call is None:
+        raise ValueError(f"{run} passes no keyword argument to an effector")
+    dropped = slice(start + call.end(1) + 1, start + call.end())
+    return Mutant("interface mismatch", f"{call.group(2)} not passed to {call.group(1)}", run,
+                  script[:dropped.start] + script[dropped.stop:])
+
+
+def unconverged_parameter(script: str, task: Task) -> Mutant | None:
+    """The task's first convergence parameter set in PARAMS far below its ladder's least accurate rung."""
+    if not task.convergence.cases:
+        return None
+    case = task.convergence.cases[0]
+    ladder = case.ladder
+    increasing = ladder[-1] > ladder[0]
+    value = max(1, int(ladder[0]) // 8) if increasing else ladder[0] * 1e4
+    params = analyse_script(script).params or {}
+    if case.parameter not in params:
+        return None
+    old = f"{case.parameter!r}: {params[case.parameter]!r}"
+    if old not in script:
+        return None
+    return Mutant("unconverged", f"{case.parameter} = {value!r} in PARAMS", "PARAMS",
+                  script.replace(old, f"{case.parameter!r}: {value!r}", 1))
+
+
+def mutants_of(script: str, backend: str, task: Task) -> list[Mutant]:
+    """Every mutant of a task's reference script: four programming faults, then the physics faults."""
+    functions = _element_order(script)
+    mutants = [_syntax(script, functions), _api_misuse(script, functions), _wrong_type(script, functions),
+               _interface_mismatch(script)]
+    unconverged = unconverged_parameter(script, task)
+    mutants += [unconverged] if unconverged is not None else []
+    return mutants + physics_mutants(script, backend)
