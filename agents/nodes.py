@@ -114,7 +114,7 @@ def _documentation(ctx: RunContext) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
-def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int,
+def ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int,
                     contract: bool = False) -> str | None:
     """Ask until the reply holds a script (and, with ``contract``, one whose contract analysis finds no
     breach); each unusable reply is recorded and answered once, within ``attempts`` rounds."""
@@ -139,7 +139,7 @@ def _ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], ste
     return None
 
 
-def _save_script(ctx: RunContext, node: str, step: int, version: int, script: str) -> Update:
+def save_script(ctx: RunContext, node: str, step: int, version: int, script: str) -> Update:
     path = ctx.run.write_script(version, script)
     ctx.transcript.append(EventType.SCRIPT_WRITTEN, node=node, step=step, version=version,
                                 path=str(path.relative_to(ctx.run.path)), lines=script.count("\n"))
@@ -157,7 +157,7 @@ def _library_author(ctx: RunContext, step: int) -> Update:
         return {"status": Status.AUTHOR_FAILED, "error": str(error)}
     ctx.transcript.append(EventType.LIBRARY_PROPOSAL, node="author", step=step, pipeline=proposal.pipeline,
                           spec=task.spec.model_dump())
-    return _save_script(ctx, "author", step, 1, proposal.script)
+    return save_script(ctx, "author", step, 1, proposal.script)
 
 
 def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
@@ -168,10 +168,10 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     author_plan = _saved_plan(ctx)
     messages = author_messages(ctx.task.task, paper_text, _documentation(ctx),
                                author_plan.model_dump() if author_plan else None)
-    script = _ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
+    script = ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
     if script is None:
         return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}
-    return _save_script(ctx, "author", step, 1, script)
+    return save_script(ctx, "author", step, 1, script)
 
 
 def _certificate_name(stage: str, version: int) -> str:
@@ -184,7 +184,7 @@ def _stage_folder(version: int, stage: str) -> str:
     return f"v{version:02d}-{stage}"
 
 
-def _verify(verifier: Verifier, state: PipelineState, ctx: RunContext, step: int, workdir: Path | None = None) -> Update:
+def verify_stage(verifier: Verifier, state: PipelineState, ctx: RunContext, step: int, workdir: Path | None = None) -> Update:
     version = state["script_version"]
     subject = Subject(
         script=ctx.run.script_path(version), task=ctx.task, pool=ctx.pool, limits=ctx.sandbox_limits,
@@ -207,7 +207,7 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
 
     def write(function: ElementFunction, unbound: list[str], namespace: dict[str, str]) -> str | None:
         messages = unit_glue_messages(ctx.task.task, function, unbound, namespace)
-        return _ask_for_script(ctx, "unit_glue", messages, step, 1)
+        return ask_for_script(ctx, "unit_glue", messages, step, 1)
 
     return write
 
@@ -215,7 +215,7 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
 def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
     workdir = ctx.run.work_dir(_stage_folder(state["script_version"], "programming"))
     glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue and ctx.language_model else None
-    update = _verify(ProgrammingVerifier(glue), state, ctx, step, workdir)
+    update = verify_stage(ProgrammingVerifier(glue), state, ctx, step, workdir)
     certificate = ctx.run.certificate(update["certificates"]["programming"])
     execution = {o.name: o for o in certificate.obligations}.get("script_executes")
     if execution is not None:
@@ -243,7 +243,7 @@ def _adapter_writer(ctx: RunContext, step: int) -> AdapterWriter:
     identity check sees any function the reply redefines."""
 
     def write(assertion: Assertion, script: str) -> str | None:
-        entry = _ask_for_script(ctx, "assertion_adapter", adapter_messages(ctx.task.task, assertion, script), step, 1)
+        entry = ask_for_script(ctx, "assertion_adapter", adapter_messages(ctx.task.task, assertion, script), step, 1)
         return None if entry is None else f"{script.rstrip()}\n\n\n{entry}"
 
     return write
@@ -255,15 +255,15 @@ def scientific_verify(state: PipelineState, ctx: RunContext, step: int) -> Updat
     judge = _prose_judge(ctx, script, step) if votes and ctx.language_model else None
     adapter_writer = _adapter_writer(ctx, step) if ctx.language_model else None
     verifier = ScientificVerifier(judge, vote_temperatures(votes), adapter_writer)
-    return _verify(verifier, state, ctx, step)
+    return verify_stage(verifier, state, ctx, step)
 
 
 def convergence(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    return _verify(ConvergenceVerifier(), state, ctx, step)
+    return verify_stage(ConvergenceVerifier(), state, ctx, step)
 
 
 def domain_checks(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    return _verify(DomainCheckVerifier(), state, ctx, step)
+    return verify_stage(DomainCheckVerifier(), state, ctx, step)
 
 
 
@@ -284,14 +284,14 @@ def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Upda
     items = repair_items(certificate)
     script = ctx.run.script_path(version).read_text()
     messages = function_repair_messages(ctx.task.task, version, script, items)
-    reply = _ask_for_script(ctx, "programming_repair", messages, step, 1)
+    reply = ask_for_script(ctx, "programming_repair", messages, step, 1)
     update: Update = {"programming_iteration": state.get("programming_iteration", 0) + 1}
     if reply is None:
         return update
     edit = apply_edits(script, reply, {item.function for item in items})
     _record_edits(ctx, "programming_repair", step, version, script, edit, [item.function for item in items])
     if edit.applied:
-        update |= _save_script(ctx, "programming_repair", step, version + 1, edit.source)
+        update |= save_script(ctx, "programming_repair", step, version + 1, edit.source)
     return update
 
 
@@ -310,14 +310,14 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
               if certificate.verdict is Verdict.FAILED]
     script = ctx.run.script_path(version).read_text()
     messages = repair_messages(ctx.task.task, version, script, [project(c, ctx.feedback) for c in failed])
-    reply = _ask_for_script(ctx, "scientific_repair", messages, step, 1)
+    reply = ask_for_script(ctx, "scientific_repair", messages, step, 1)
     update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
     if reply is None:
         return update
     edit = apply_edits(script, reply, editable_names(script))
     _record_edits(ctx, "scientific_repair", step, version, script, edit, sorted(editable_names(script)))
     if edit.applied:
-        update |= _save_script(ctx, "scientific_repair", step, version + 1, edit.source)
+        update |= save_script(ctx, "scientific_repair", step, version + 1, edit.source)
     return update
 
 

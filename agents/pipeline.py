@@ -27,7 +27,7 @@ from verifiers.certificate import Verdict
 NodeFunction = Callable[[PipelineState, RunContext, int], dict[str, Any]]
 
 
-def _recorded(name: str, function: NodeFunction, ctx: RunContext) -> Callable[[PipelineState], dict[str, Any]]:
+def recorded_node(name: str, function: NodeFunction, ctx: RunContext) -> Callable[[PipelineState], dict[str, Any]]:
     """Run a node as a numbered step with start/finish events; model give-outs end the run cleanly."""
 
     def node(state: PipelineState) -> dict[str, Any]:
@@ -94,7 +94,7 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     graph = StateGraph(PipelineState)
     for name in ("plan", "retrieve", "author", "programming_verify", "programming_repair", "scientific_verify",
                  "scientific_repair", "convergence", "domain_checks", "finalize"):
-        graph.add_node(name, _recorded(name, getattr(nodes, name), ctx))
+        graph.add_node(name, recorded_node(name, getattr(nodes, name), ctx))
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "author")

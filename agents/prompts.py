@@ -70,3 +70,11 @@ def repair_messages(task: Task, version: int, script: str, feedbacks: list[dict[
     """A repairer's request: the failed checks of each verifier (as the feedback projection allows)
     and the script."""
     return _under_contract(task, "repair.j2", version=version, script=script, feedbacks=feedbacks)
+
+
+def react_repair_messages(task: Task, version: int, script: str, error: str,
+                          documentation: list[dict[str, Any]] = ()) -> list[BaseMessage]:
+    """A ReAct baseline's repair request: the script and the end of its error output when run (with
+    ReAct-RAG, documentation retrieved for the error); no verifier feedback."""
+    return _under_contract(task, "react_repair.j2", version=version, script=script, error=error,
+                           documentation=list(documentation)[:DOCUMENTATION_SNIPPETS])

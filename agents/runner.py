@@ -11,9 +11,11 @@ from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from agents.baselines import REACT_METHODS, build_react_graph
 from agents.model_client import ModelClient, RetryPolicy
 from agents.pipeline import build_graph
 from agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
@@ -25,6 +27,8 @@ from physvec.taskfiles.loading import LoadedTask, load_task
 from verifiers.sandbox import SandboxPool
 
 RECURSION_LIMIT = 500
+METHODS = ("physvec", *REACT_METHODS)
+"""physvec's verified pipeline, and the ReAct baselines that see only execution errors."""
 Listener = Callable[[Event], None]
 
 
@@ -61,10 +65,18 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
                       language_model=model_spec != LIBRARY_SPEC)
 
 
+def _graph(ctx: RunContext, checkpointer: SqliteSaver) -> Any:
+    """The run's graph: the method it was started with (runs from before methods existed are physvec's)."""
+    method = ctx.run.metadata().get("method", "physvec")
+    if method in REACT_METHODS:
+        return build_react_graph(ctx, checkpointer, rag=method == "react-rag")
+    return build_graph(ctx, checkpointer)
+
+
 def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
     config = {"configurable": {"thread_id": ctx.run.run_id}, "recursion_limit": RECURSION_LIMIT}
     with closing(sqlite3.connect(ctx.run.checkpoint_file, check_same_thread=False)) as connection:
-        graph = build_graph(ctx, SqliteSaver(connection))
+        graph = _graph(ctx, SqliteSaver(connection))
         if resume and not graph.get_state(config).next:
             final = graph.get_state(config).values
         else:
@@ -78,12 +90,15 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
 
 
 def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: ProviderSettings = ProviderSettings(),
-              retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None) -> RunOutcome:
-    """Create a run for a task file and drive it to the end."""
+              retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None,
+              method: str = "physvec") -> RunOutcome:
+    """Create a run for a task file and drive it to the end with ``method`` (one of METHODS)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
     loaded = load_task(task_path)
     model_spec = normalise_spec(model_spec)
     settings_fields = {"base_url": settings.base_url} if settings.base_url else {}
-    run = create_run(runs_dir, loaded, model_spec, **settings_fields)
+    run = create_run(runs_dir, loaded, model_spec, method=method, **settings_fields)
     ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
     ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)
     return _execute(ctx, resume=False)
@@ -105,6 +120,7 @@ def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = Provide
 def replay_run(archived: Path, runs_dir: Path, listener: Listener | None = None) -> RunOutcome:
     """Re-verify an archived run without any model: its recorded replies (or, for a library run, the
     library proposer again), fresh checks, a new run."""
-    library_run = RunDirectory(archived).metadata().get("model") == LIBRARY_SPEC
+    metadata = RunDirectory(archived).metadata()
+    library_run = metadata.get("model") == LIBRARY_SPEC
     return start_run(archived / "task.json", LIBRARY_SPEC if library_run else f"replay:{archived}", runs_dir,
-                     listener=listener)
+                     listener=listener, method=metadata.get("method", "physvec"))

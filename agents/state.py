@@ -38,6 +38,8 @@ class PipelineState(TypedDict, total=False):
     scientific_iteration: int
     certificates: dict[str, str]
     executed_dir: str
+    execution_error: str
+    """the end of the current script's error output when it last ran (ReAct baselines; empty: it ran)"""
     verdict: str
     error: str
 

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from agents.library_proposer import library_problem
 from agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
-from agents.runner import RunInterrupted, RunOutcome, replay_run, resume_run, start_run
+from agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
 from physvec import kb_cli
 from physvec.display import LiveDisplay
 from physvec.runstore.report import node_timeline
@@ -49,6 +49,9 @@ def _reproduce_parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run directories go")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a killed run")
     parser.add_argument("--replay", metavar="RUN_DIR", type=Path, help="re-verify a finished run without a model")
+    parser.add_argument("--method", default="physvec", choices=METHODS,
+                        help="physvec's verified pipeline (default), or a ReAct baseline that sees only "
+                             "execution errors (react-rag: with documentation retrieval)")
     return parser
 
 
@@ -84,8 +87,11 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                     spec = LIBRARY_SPEC
                 if spec == LIBRARY_SPEC and problem:
                     return _bad_input(f"--model library: {problem}")
+                if spec == LIBRARY_SPEC and arguments.method != "physvec":
+                    return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
                 make_chat_model(spec, settings)
-                outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event)
+                outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event,
+                                    method=arguments.method)
     except InputFileError as error:
         for problem in error.problems:
             _errors.print(f"reproduce: {problem}")

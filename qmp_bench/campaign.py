@@ -58,6 +58,7 @@ def _stage(certificates: dict, stage: str) -> list:
 def record_from_run(run: RunDirectory, key: TrialKey, seconds: float) -> TrialRecord:
     """The trial's record, read from its run directory's metadata, certificates and transcript."""
     metadata = run.metadata()
+    metrics = metadata.get("metrics") or {}
     certificates = run.certificates()
     programming = [programming_metrics(c) for c in _stage(certificates, "programming")]
     scientific = _stage(certificates, "scientific")
@@ -72,7 +73,7 @@ def record_from_run(run: RunDirectory, key: TrialKey, seconds: float) -> TrialRe
         unit_accuracy_final=programming[-1]["unit_accuracy"] if programming else None,
         integration_accuracy_first=programming[0]["integration_accuracy"] if programming else None,
         integration_accuracy_final=programming[-1]["integration_accuracy"] if programming else None,
-        iterations=int(metadata.get("programming_iterations") or 0) + int(metadata.get("scientific_iterations") or 0),
+        iterations=int(metrics.get("programming_iterations") or 0) + int(metrics.get("scientific_iterations") or 0),
         tokens=int(metadata.get("tokens_used") or 0),
         tool_calls=sum(e.type in (EventType.RETRIEVAL, EventType.SANDBOX_RUN) for e in events),
         seconds=round(seconds, 2))

@@ -12,14 +12,14 @@ from qmp_bench.campaign import Campaign, TrialRecord
 from qmp_bench.catalogue import bench_tasks
 from qmp_bench.faults import UNMUTATED, FaultCampaign, FaultRecord, escaped, run_faults, write_report
 from qmp_bench.report import write_results
-from qmp_bench.runner import METHOD_LIMITS, NOT_BUILT, run_campaign
+from qmp_bench.runner import METHODS, run_campaign
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qmp-bench", description=__doc__.splitlines()[0].split(": ", 1)[1])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the trials a campaign lacks, then write its results")
-    run.add_argument("--method", required=True, choices=[*METHOD_LIMITS, *NOT_BUILT])
+    run.add_argument("--method", required=True, choices=list(METHODS))
     run.add_argument("--model", required=True, help="model spec as for reproduce (library, openai:..., ...)")
     run.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
     run.add_argument("--trials", type=int, default=1)
@@ -60,11 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[{done}/{total}] {record.task} trial {record.trial}: {record.verdict}, "
                       f"scientific {'yes' if record.scientific_completion else 'no'}, {record.seconds:.0f} s")
 
-    try:
-        run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, arguments.jobs, progress)
-    except NotImplementedError as error:
-        console.print(f"qmp-bench: {error}")
+    if arguments.model == "library" and METHODS[arguments.method][0] != "physvec":
+        console.print(f"qmp-bench: --method {arguments.method} needs a language model (--model library cannot repair)")
         return 2
+    run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, arguments.jobs, progress)
     return _report(campaign, campaign.records(), console)
 
 

@@ -1,9 +1,9 @@
 """Running trials of a method on benchmark tasks, each `reproduce` in its own process, resumably.
 
-A method is physvec's pipeline with a budget of repairs: `physvec` keeps the task's limits, `one-shot`
-judges the Author's first script with no repair.  The ReAct baselines need their own loop and are not
-built yet.  Each trial runs a copy of the task folder whose limits the method sets, so the task file
-itself is never changed.
+A benchmark method is a `reproduce` method with a budget of repairs: `physvec` keeps the task's limits,
+`one-shot` judges the Author's first script with no repair, `react` and `react-rag` repair from execution
+errors alone within the same budget.  Each trial runs a copy of the task folder whose limits the method
+sets, so the task file itself is never changed.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from physvec.runstore.store import list_runs
 from qmp_bench.campaign import Campaign, TrialKey, TrialRecord, record_from_run
 from qmp_bench.catalogue import BenchTask
 
-METHOD_LIMITS: dict[str, dict[str, int]] = {"physvec": {}, "one-shot": {"programming_iterations": 0,
-                                                                       "scientific_iterations": 0}}
-"""Limits each built method imposes on the task (on top of the task's own)."""
-NOT_BUILT = ("react", "react-rag")
+NO_REPAIR = {"programming_iterations": 0, "scientific_iterations": 0}
+METHODS: dict[str, tuple[str, dict[str, int]]] = {
+    "physvec": ("physvec", {}), "one-shot": ("physvec", NO_REPAIR), "react": ("react", {}),
+    "react-rag": ("react-rag", {})}
+"""Benchmark method -> the `reproduce --method` it runs and the limits it imposes on the task."""
 _REPRODUCE = "import sys\nfrom physvec.cli import reproduce_main\nsys.exit(reproduce_main(sys.argv[1:]))\n"
 
 
@@ -34,7 +35,7 @@ def method_task(campaign: Campaign, task: BenchTask, method: str) -> Path:
     if not folder.is_dir():
         shutil.copytree(task.task_file.parent, folder)
         data = json.loads((folder / "task.json").read_text())
-        data["limits"] = {**data.get("limits", {}), **METHOD_LIMITS[method]}
+        data["limits"] = {**data.get("limits", {}), **METHODS[method][1]}
         (folder / "task.json").write_text(json.dumps(data, indent=1) + "\n")
     return folder / "task.json"
 
@@ -46,7 +47,8 @@ def run_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord
     started = time.monotonic()
     with (campaign.folder / "trials.log").open("a") as log:
         subprocess.run([sys.executable, "-c", _REPRODUCE, str(method_task(campaign, task, key.method)),
-                        "--model", key.model, "--runs-dir", str(runs_dir)], stdout=log, stderr=log, check=False)
+                        "--model", key.model, "--runs-dir", str(runs_dir), "--method", METHODS[key.method][0]],
+                       stdout=log, stderr=log, check=False)
     runs = list_runs(runs_dir)
     if not runs:
         raise RuntimeError(f"{key.task} trial {key.trial}: reproduce left no run (see {campaign.folder}/trials.log)")
@@ -58,10 +60,8 @@ def run_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord
 def run_campaign(campaign: Campaign, tasks: list[BenchTask], method: str, model: str, trials: int, jobs: int,
                  progress: Callable[[TrialRecord, int, int], None] | None = None) -> list[TrialRecord]:
     """Every missing trial of ``method`` on ``tasks``, ``jobs`` at a time; the new records."""
-    if method in NOT_BUILT:
-        raise NotImplementedError(f"the {method} baseline is not built yet; built methods: {', '.join(METHOD_LIMITS)}")
-    if method not in METHOD_LIMITS:
-        raise ValueError(f"unknown method {method!r}; built methods: {', '.join(METHOD_LIMITS)}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     by_name = {task.name: task for task in tasks}
     keys = campaign.pending([TrialKey(task.name, method, model, trial) for task in tasks for trial in range(trials)])
     records: list[TrialRecord] = []

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from math import comb
+from pathlib import Path
 
 import pytest
 
+from physvec.runstore.store import RunDirectory
 from qmp_bench.campaign import Campaign, TrialKey, TrialRecord
+from qmp_bench.catalogue import BenchTask
+from qmp_bench.cli import main as qmp_bench_main
 from qmp_bench.metrics import mean_pass_at_k, pass_at_k, summary
 from qmp_bench.report import write_results
 from qmp_bench.runner import run_campaign
+from tests.support.scripted import GOOD_SCRIPT, MISSPELLED, write_replies
 
 
 def record(task: str, trial: int, scientific: bool, executable: bool = True, method: str = "physvec") -> TrialRecord:
@@ -63,6 +68,16 @@ def test_results_are_written_as_csv_markdown_and_a_plot(tmp_path):
     assert (tmp_path / "pass_at_k.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_the_react_baselines_are_refused_until_built(tmp_path):
-    with pytest.raises(NotImplementedError, match="not built yet"):
-        run_campaign(Campaign(tmp_path), [], "react", "library", 1, 1)
+def test_an_unknown_method_is_refused_and_a_baseline_needs_a_language_model(tmp_path):
+    with pytest.raises(ValueError, match="unknown method"):
+        run_campaign(Campaign(tmp_path), [], "reflexion", "library", 1, 1)
+    assert qmp_bench_main(["run", "--method", "react", "--model", "library", "--out", str(tmp_path)]) == 2
+
+
+def test_a_react_trial_runs_the_baseline_and_records_it(tiny_task, tmp_path):
+    task = BenchTask("tiny", "tiny-heisenberg", tiny_task)
+    replies = write_replies(tmp_path / "r.json", MISSPELLED, GOOD_SCRIPT)
+    (trial,) = run_campaign(Campaign(tmp_path / "campaign"), [task], "react", f"scripted:{replies}", 1, 1)
+    assert trial.method == "react" and trial.verdict == "certified" and trial.iterations == 1
+    assert RunDirectory(Path(trial.run_dir)).metadata()["method"] == "react"
+    assert trial.integration_accuracy_first < trial.integration_accuracy_final, "the first script is judged too"

@@ -1,0 +1,84 @@
+"""The ReAct baselines: the model sees only its script's execution errors; the verifiers judge at the end.
+
+Scripted models stand in for the language model (tests/support/scripted.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agents.baselines import first_error
+from knowledge_base.sources import library_files
+from knowledge_base.store import KnowledgeBase
+from physvec.cli import reproduce_main
+from physvec.runstore.store import RunDirectory, list_runs
+from physvec.runstore.transcript import EventType, read_events
+from tests.support.scripted import GOOD_SCRIPT, MISSPELLED, WRONG_SIGN, write_replies
+
+
+def react(task: Path, replies: Path, runs_dir: Path, method: str = "react") -> tuple[int, RunDirectory]:
+    code = reproduce_main([str(task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir),
+                           "--method", method])
+    return code, list_runs(runs_dir)[-1]
+
+
+def nodes_run(run: RunDirectory) -> list[str]:
+    return [e.node for e in read_events(run.transcript_file) if e.type is EventType.NODE_FINISHED]
+
+
+def model_prompts(run: RunDirectory) -> list[str]:
+    return [json.dumps(e.data["prompt"]) for e in read_events(run.transcript_file) if e.type is EventType.MODEL_CALL]
+
+
+def test_react_repairs_from_the_first_execution_error_and_is_judged_at_the_end(tiny_task, runs_dir, tmp_path):
+    code, run = react(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, GOOD_SCRIPT), runs_dir)
+    assert code == 0, "the repaired script runs, and the verifiers certify it"
+    assert nodes_run(run) == ["plan", "author", "execute", "react_repair", "execute", "judge_first_script",
+                              "programming_verify", "scientific_verify", "convergence", "finalize"]
+    repair_prompt = model_prompts(run)[1]
+    assert "eigvalsh_" in repair_prompt and "AttributeError" in repair_prompt, "the error as the traceback ends"
+    assert "unit:" not in repair_prompt and "obligation" not in repair_prompt, "no verifier feedback"
+    certificates = run.certificates()
+    assert certificates["programming-v01"].verdict.value == "failed", "the first script is judged too"
+    assert certificates["programming-v02"].verdict.value == "certified"
+    metadata = run.metadata()
+    assert metadata["method"] == "react" and metadata["metrics"]["programming_iterations"] == 1
+
+
+def test_react_never_hears_of_wrong_physics_that_runs(tiny_task, runs_dir, tmp_path):
+    code, run = react(tiny_task, write_replies(tmp_path / "r.json", WRONG_SIGN), runs_dir)
+    assert code == 1 and run.metadata()["verdict"] == "failed"
+    assert len(model_prompts(run)) == 1, "the script ran, so the model was never asked again"
+    reference = {o.name: o.outcome.value for o in run.certificates()["scientific-v01"].obligations}["reference:energy"]
+    assert reference == "failed", "the final judge still sees the wrong energy"
+
+
+def test_react_stops_after_the_same_repair_budget_as_physvec(tiny_task, runs_dir, tmp_path):
+    # the tiny task allows 2 programming + 1 scientific repairs: three repairs, all still broken
+    code, run = react(tiny_task, write_replies(tmp_path / "r.json", *[MISSPELLED] * 4), runs_dir)
+    assert code == 1 and nodes_run(run).count("react_repair") == 3 and nodes_run(run).count("execute") == 4
+    assert "scientific_verify" not in nodes_run(run), "a script that does not run is judged by programming only"
+
+
+def test_react_rag_retrieves_documentation_for_each_error(tiny_task, runs_dir, tmp_path, monkeypatch):
+    store = tmp_path / "kb"
+    KnowledgeBase(store).build(library_files())
+    monkeypatch.setenv("PHYSVEC_KB", str(store))
+    code, run = react(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, GOOD_SCRIPT), runs_dir, "react-rag")
+    assert code == 0 and nodes_run(run)[:3] == ["plan", "retrieve", "author"]
+    error_queries = [e.data["query"] for e in read_events(run.transcript_file)
+                     if e.type is EventType.RETRIEVAL and e.node == "react_repair"]
+    assert len(error_queries) == 1 and "eigvalsh_" in error_queries[0]
+    assert "Documentation that may help" in model_prompts(run)[1]
+
+
+def test_the_library_model_cannot_run_a_baseline(tiny_task, runs_dir):
+    assert reproduce_main([str(tiny_task), "--model", "library", "--method", "react", "--runs-dir",
+                           str(runs_dir)]) == 2
+
+
+def test_the_first_error_is_the_end_of_the_error_output():
+    assert first_error(0, "a warning", False, 1.0) == ""
+    assert first_error(1, "x" * 5000 + "ValueError: boom", False, 1.0).endswith("ValueError: boom")
+    assert "time limit" in first_error(-9, "", True, 60.0)
