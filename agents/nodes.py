@@ -36,7 +36,7 @@ from verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from verifiers.feedback import project
 from verifiers.final_judge import judge_run
 from verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
-from verifiers.programming.contract import ElementFunction, analyse_script
+from verifiers.programming.contract import ElementFunction
 from verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from verifiers.protocol import Subject, Verifier
 from verifiers.scientific import ConvergenceVerifier, ScientificVerifier

@@ -1,4 +1,6 @@
-"""The library's figure: every list-valued result against its index, scalar results in the title."""
+"""The library's figure: every list of numbers among the results against its index, numbers in the title.
+
+Other results (a list of converged calculations, a state) are not drawn."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import matplotlib.pyplot as plt
 
 def plot_results(results: dict[str, Any], path: str) -> None:
     figure, axis = plt.subplots()
-    curves = {name: value for name, value in results.items() if isinstance(value, list)}
+    curves = {name: value for name, value in results.items()
+              if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value)}
     for name, values in curves.items():
         axis.plot(range(len(values)), values, "o-", label=name)
     scalars = {name: value for name, value in results.items() if isinstance(value, (int, float))}

@@ -38,3 +38,11 @@ def test_a_correct_hubbard_script_passes_every_unit_test_in_the_hubbard_backgrou
     assert units and all(o.outcome is Outcome.CERTIFIED for o in units.values()), {
         name: o.message for name, o in units.items()}
     assert {o.evidence["background"] for o in units.values()} == {"trapped_hubbard_chain"}
+
+
+def test_the_library_figure_draws_lists_of_numbers_and_skips_other_results(tmp_path):
+    from verifiers.library.plots import plot_results
+
+    plot_results({"energies": [-1.0, -1.1], "energy": -1.1, "calculations": [object(), object()]},
+                 str(tmp_path / "figure.png"))
+    assert (tmp_path / "figure.png").read_bytes()[:4] == b"\x89PNG"
