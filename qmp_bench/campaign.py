@@ -1,7 +1,7 @@
 """A benchmark campaign: one record per (task, method, model, trial), appended as each trial ends.
 
-The records file is append-only JSON lines, so a campaign killed halfway resumes by running only the
-trials it lacks; a trial whose line was cut by the kill is run again.
+The records file is append-only JSON lines (qmp_bench/records.py), so a campaign killed halfway resumes
+by running only the trials it lacks; a trial whose line was cut by the kill is run again.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from physvec.runstore.store import RunDirectory
 from physvec.runstore.transcript import EventType, read_events
+from qmp_bench.records import RecordFile
 from verifiers.certificate import Outcome
 from verifiers.programming import programming_metrics
 
@@ -91,21 +92,11 @@ class Campaign:
         return self.folder / RECORDS_FILE
 
     def records(self) -> list[TrialRecord]:
-        """Every complete record; a line cut short by a kill is skipped (its trial runs again)."""
-        if not self.records_file.is_file():
-            return []
-        found = []
-        for line in self.records_file.read_text().splitlines():
-            try:
-                found.append(TrialRecord.model_validate_json(line))
-            except ValidationError:
-                continue
-        return found
+        """Every complete record (a trial whose line a kill cut short runs again)."""
+        return RecordFile(self.records_file, TrialRecord).read()
 
     def append(self, record: TrialRecord) -> None:
-        with self.records_file.open("a") as stream:
-            stream.write(record.model_dump_json() + "\n")
-            stream.flush()
+        RecordFile(self.records_file, TrialRecord).append(record)
 
     def pending(self, keys: list[TrialKey]) -> list[TrialKey]:
         """The trials among ``keys`` that have no record yet, in order."""

@@ -19,12 +19,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from agents.library_proposer import compose_script
 from physvec.taskfiles.loading import LoadedTask, load_task
 from qmp_bench.catalogue import BenchTask
 from qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
+from qmp_bench.records import RecordFile
 from verifiers.certificate import Certificate, Obligation, Outcome, Verdict
 from verifiers.programming import verify_script
 from verifiers.protocol import Subject
@@ -113,20 +114,11 @@ class FaultCampaign:
         return self.folder / RECORDS_FILE
 
     def records(self) -> list[FaultRecord]:
-        """Every complete record; a line cut by a kill is skipped (and its script verified again)."""
-        if not self.records_path.exists():
-            return []
-        records = []
-        for line in self.records_path.read_text().splitlines():
-            try:
-                records.append(FaultRecord.model_validate_json(line))
-            except ValidationError:
-                continue
-        return records
+        """Every complete record (a script whose line a kill cut short is verified again)."""
+        return RecordFile(self.records_path, FaultRecord).read()
 
     def append(self, record: FaultRecord) -> None:
-        with self.records_path.open("a") as stream:
-            stream.write(record.model_dump_json() + "\n")
+        RecordFile(self.records_path, FaultRecord).append(record)
 
 
 def run_faults(campaign: FaultCampaign, tasks: list[BenchTask], jobs: int,

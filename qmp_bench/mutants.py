@@ -43,8 +43,8 @@ class Replacement:
     function: str
     old: str
     new: str
-    equivalent_with: str | None = None
-    """script text with which the fault changes no physics (an equivalent mutant, not made)"""
+    equivalent_with: tuple[str, ...] = ()
+    """script texts that together mean the fault changes no physics (an equivalent mutant, not made)"""
 
 
 BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
@@ -86,7 +86,7 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
     "qiskit": (
         Replacement("sign", "antiferromagnetic instead of ferromagnetic coupling", "hamiltonian_tfim",
                     '("ZZ", [i, i + 1], -J)', '("ZZ", [i, i + 1], J)',
-                    equivalent_with="def effector_vqe"),  # X on every other qubit maps J to -J: same spectrum
+                    equivalent_with=("def effector_vqe",)),  # X on every other qubit maps J to -J: same spectrum
         Replacement("trap/scale", "field doubled", "hamiltonian_tfim", '("X", [i], -h)', '("X", [i], -2 * h)'),
         Replacement("hermiticity", "imaginary field coefficient (non-Hermitian H)", "hamiltonian_tfim",
                     '("X", [i], -h)', '("X", [i], -1j * h)'),
@@ -122,15 +122,24 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     "charge=charge, verbose=0)", 'charge=charge, unit="Bohr", verbose=0)'),
         Replacement("filling", "two extra electrons", "item_molecule", "charge=charge,", "charge=charge - 2,"),
         Replacement("filling", "two extra electrons", "item_bond_scan", "charge=charge,", "charge=charge - 2,"),
+        Replacement("filling", "triplet instead of singlet", "item_molecule", "charge=charge,", "charge=charge, spin=2,"),
+        Replacement("filling", "triplet instead of singlet", "item_bond_scan", "charge=charge,", "charge=charge, spin=2,"),
         Replacement("trap/scale", "bond lengths doubled", "item_bond_scan", "0 0 {length}", "0 0 {2 * length}"),
+        Replacement("sign", "total energy of the wrong sign", "observable_total_energy",
+                    "return float(calculation.e_tot)", "return -float(calculation.e_tot)"),
+        Replacement("sign", "total energies of the wrong sign", "observable_scan_energies",
+                    "[float(calculation.e_tot)", "[-float(calculation.e_tot)"),
         Replacement("sign", "nuclear repulsion dropped", "observable_total_energy",
                     "return float(calculation.e_tot)", "return float(calculation.e_tot - calculation.energy_nuc())"),
         Replacement("sign", "nuclear repulsion dropped", "observable_scan_energies",
                     "float(calculation.e_tot)", "float(calculation.e_tot - calculation.energy_nuc())"),
+        # minimal-basis H2: symmetry fixes the orbital, so the first SCF cycle is already converged
         Replacement("unconverged", "SCF stopped after two cycles", "effector_rhf",
-                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n    calculation.max_cycle = 2\n"),
+                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n    calculation.max_cycle = 2\n",
+                    equivalent_with=("'H 0 0 0; H 0 0 ", "'basis': 'sto-3g'")),
         Replacement("unconverged", "SCF stopped after two cycles", "effector_rhf_scan",
-                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n        calculation.max_cycle = 2\n"),
+                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n        calculation.max_cycle = 2\n",
+                    equivalent_with=("'elements': 'H H'", "'basis': 'sto-3g'")),
         Replacement("hermiticity", "orbital energies from the non-symmetric product F C", "observable_orbital_energies",
                     "for energy in calculation.mo_energy]",
                     "for energy in (calculation.get_fock() @ calculation.mo_coeff).diagonal()]"),
@@ -161,7 +170,7 @@ def physics_mutants(script: str, backend: str) -> list[Mutant]:
     """The backend's physics replacements whose text is in the script, one mutant each."""
     mutants = []
     for replacement in BACKEND_REPLACEMENTS.get(backend, ()):
-        if replacement.equivalent_with is not None and replacement.equivalent_with in script:
+        if replacement.equivalent_with and all(text in script for text in replacement.equivalent_with):
             continue
         mutated = _replace_in_function(script, replacement.function, replacement.old, replacement.new)
         if mutated is not None:

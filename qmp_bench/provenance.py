@@ -161,7 +161,8 @@ def szabo1996_h2_rhf() -> IndependentValues:
     h2, stretched = _diatomic("H", "H", H2_BOHR), _diatomic("H", "H", 5.0)
     helium = restricted_hartree_fock([("He", (0, 0, 0))])
     return IndependentValues({"energy": h2.energy, "orbital_energies": h2.orbital_energies}, {
-        "helium atom": helium.energy, "stretched bond": stretched.energy})
+        "helium atom": helium.energy, "stretched bond": stretched.energy,
+        "orbital energies of the stretched bond": stretched.orbital_energies})
 
 
 def _diatomic(first: str, second: str, bohr: float, basis: str = "sto-3g", charge: int = 0) -> HartreeFock:
@@ -177,6 +178,7 @@ def hehre1969_heh_cation() -> IndependentValues:
     cation = _diatomic("He", "H", HEH_BOHR, charge=1)
     return IndependentValues({"energy": cation.energy, "orbital_energies": cation.orbital_energies}, {
         "separated ions": _diatomic("He", "H", 20.0, charge=1).energy,
+        "orbital energies of the separated ions": _diatomic("He", "H", 20.0, charge=1).orbital_energies,
         "helium atom": restricted_hartree_fock([("He", (0, 0, 0))]).energy})
 
 
