@@ -5,7 +5,8 @@ No model takes part.  Each script goes through the verifiers as the pipeline run
 verifier, then (only if it found nothing wrong) the Scientific and Convergence verifiers.  A mutant is
 detected when any certificate fails.  It is localised when a failed obligation names the mutated
 function (its unit test, its integration level, or a contract breach in it) or, for a physics fault, when
-a scientific check (rubric, assertion, reference, metamorphic, convergence) fails.  A failure on the
+the Scientific or Convergence verifier fails it (a rubric item, an assertion, the reference, a
+metamorphic or a convergence check).  A failure on the
 unmutated script is a false alarm.  Records are appended as each script finishes, so a killed benchmark
 resumes where it stopped.
 """
@@ -35,7 +36,8 @@ from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 RECORDS_FILE = "faults.jsonl"
 UNMUTATED = "none"
 """The fault class of a task's unmutated reference script."""
-SCIENTIFIC_CATEGORIES = ("rubric", "assertion", "reference", "metamorphic", "convergence")
+SCIENCE = (ScientificVerifier.name, ConvergenceVerifier.name)
+"""The verifiers whose failures localise a physics fault to a check of the task."""
 
 
 class FaultRecord(BaseModel):
@@ -51,6 +53,8 @@ class FaultRecord(BaseModel):
     localised: bool
     failed: list[str]
     """names of the failed obligations"""
+    failing_verifiers: list[str]
+    """the verifiers whose certificates failed, in the order they ran"""
     seconds: float
 
     @property
@@ -88,18 +92,21 @@ def names_function(obligation: Obligation, function: str) -> bool:
             or function in evidence.get("interface", []))
 
 
-def is_localised(mutant_class: str, function: str, failed: list[Obligation]) -> bool:
+def is_localised(fault_class: str, function: str, failed: list[Obligation], failing_verifiers: list[str]) -> bool:
+    """The failure points at the mutated function, or (physics) a check of the task caught it."""
     if any(names_function(obligation, function) for obligation in failed):
         return True
-    return mutant_class in PHYSICS_CLASSES and any(o.category in SCIENTIFIC_CATEGORIES for o in failed)
+    return fault_class in PHYSICS_CLASSES and any(verifier in SCIENCE for verifier in failing_verifiers)
 
 
 def judge(task_name: str, fault_class: str, name: str, function: str, certificates: list[Certificate],
           seconds: float) -> FaultRecord:
     failed = [o for certificate in certificates for o in certificate.obligations if o.outcome is Outcome.FAILED]
+    verifiers = [c.verifier for c in certificates if c.verdict is Verdict.FAILED]
     return FaultRecord(task=task_name, fault_class=fault_class, name=name, function=function,
-                       detected=bool(failed), localised=bool(failed) and is_localised(fault_class, function, failed),
-                       failed=[o.name for o in failed], seconds=round(seconds, 1))
+                       detected=bool(failed),
+                       localised=bool(failed) and is_localised(fault_class, function, failed, verifiers),
+                       failed=[o.name for o in failed], failing_verifiers=verifiers, seconds=round(seconds, 1))
 
 
 class FaultCampaign:

@@ -58,8 +58,8 @@ def test_an_equivalent_mutant_is_not_made():
     assert coupling_sign not in names[0] and coupling_sign in names[1]
 
 
-def _certificate(*obligations: Obligation) -> Certificate:
-    return Certificate(verifier="programming", subject_digest="0" * 64, obligations=obligations)
+def _certificate(*obligations: Obligation, verifier: str = "programming") -> Certificate:
+    return Certificate(verifier=verifier, subject_digest="0" * 64, obligations=obligations)
 
 
 def _failed(name: str, category: str, **evidence) -> Obligation:
@@ -72,15 +72,18 @@ def test_a_mutant_is_localised_by_its_own_unit_test_or_for_physics_by_a_scientif
     assert not judge("t", "api misuse", "x", "hamiltonian_tfim", [unit], 1.0).localised
     breach = _certificate(_failed("contract:syntax", "contract", function="observable_energy"))
     assert judge("t", "syntax", "x", "observable_energy", [breach], 1.0).localised
-    reference = _certificate(_failed("reference", "reference"))
-    assert judge("t", "sign", "x", "hamiltonian_tfim", [reference], 1.0).localised
-    assert not judge("t", "wrong type", "x", "observable_energy", [reference], 1.0).localised
+    assertion = _certificate(_failed("assertion:no field", "limiting_case"), verifier="scientific")
+    assert judge("t", "sign", "x", "hamiltonian_tfim", [_certificate(), assertion], 1.0).localised
+    assert not judge("t", "wrong type", "x", "observable_energy", [_certificate(), assertion], 1.0).localised
+    unconverged = _certificate(_failed("convergence:steps", "convergence"), verifier="convergence")
+    assert judge("t", "unconverged", "x", "PARAMS", [_certificate(), _certificate(), unconverged], 1.0).localised
     passed = judge("t", "boundary", "x", "lattice_chain", [_certificate()], 1.0)
     assert not passed.detected and not passed.localised
 
 
 def test_the_class_table_counts_detections_escapes_and_false_alarms():
-    records = [judge("a", "sign", "s", "f", [_certificate(_failed("reference", "reference"))], 1.0),
+    caught = _certificate(_failed("reference:energy", "reference"), verifier="scientific")
+    records = [judge("a", "sign", "s", "f", [caught], 1.0),
                judge("a", "sign", "t", "f", [_certificate()], 1.0),
                judge("a", UNMUTATED, "reference script", "", [_certificate(_failed("rubric:x", "rubric"))], 1.0)]
     rows = {row["fault class"]: row for row in class_table(records)}
