@@ -79,7 +79,13 @@ class ReferenceData(Tolerances):
     path: str = Field(min_length=1, description="JSON file of reference values, relative to the task file")
     observable: str = Field(min_length=1, description="dotted key path into the script's results.json")
     key: str | None = Field(None, description="dotted key path into the reference file (default: observable)")
+    also: list[str] = Field(default_factory=list, description=(
+        "further results compared with the same file and tolerances, each under its own name in both"))
     source: str = Field(min_length=1, description="provenance: paper, table, or independent method")
+
+    def compared(self) -> list[tuple[str, str]]:
+        """(observable in results.json, key in the reference file) of every comparison, the main one first."""
+        return [(self.observable, self.key or self.observable), *((name, name) for name in self.also)]
 
 
 class DomainCheck(StrictModel):

@@ -19,7 +19,7 @@ from verifiers.scientific.adapters import AdapterWriter
 from verifiers.scientific.assertions import assertion_obligations
 from verifiers.scientific.convergence import convergence_obligations
 from verifiers.scientific.metamorphic import metamorphic_obligations
-from verifiers.scientific.reference import reference_obligation
+from verifiers.scientific.reference import reference_obligations
 from verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric, without_code_evidence
 
 
@@ -66,9 +66,7 @@ class ScientificVerifier:
         if subject.task.assertions is not None:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
                                                  subject.workdir, subject.pool, subject.limits, self.adapter_writer)
-        reference = reference_obligation(subject, results)
-        if reference is not None:
-            obligations.append(reference)
+        obligations += reference_obligations(subject, results)
         obligations += self._metamorphic(subject, contract, results)
         obligations = without_code_evidence(obligations)
         return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations),
@@ -81,7 +79,7 @@ class ScientificVerifier:
         default_run = next(iter(contract.runs)) if len(contract.runs) == 1 else None
         relied: dict[str, list[str]] = defaultdict(list)
         if default_run is not None:
-            relied[default_run] += [task.task.reference.observable] if task.task.reference else []
+            relied[default_run] += [name for name, _ in task.task.reference.compared()] if task.task.reference else []
         for assertion in task.assertions.assertions if task.assertions else []:
             if not assertion.adapter:  # an adapter's observable is the adapter's, not the run_ function's
                 relied[assertion.run].append(assertion.observable)

@@ -20,16 +20,22 @@ from verifiers.protocol import Subject
 OVERLAY_FILE = "reference_overlay.png"
 
 
-def reference_obligation(subject: Subject, results: dict[str, Any]) -> Obligation | None:
-    """``results`` (main()'s results.json) agree with the task's reference data within its tolerances
-    (None if the task has none)."""
+def reference_obligations(subject: Subject, results: dict[str, Any]) -> list[Obligation]:
+    """``results`` (main()'s results.json) agree with the task's reference data within its tolerances, one
+    obligation per compared observable (none if the task has no reference); the main one gets the overlay."""
     reference = subject.task.task.reference
     if reference is None or subject.task.reference_path is None:
-        return None
-    name, category = f"reference:{reference.observable}", "reference"
+        return []
+    return [_compared(subject, results, observable, key, overlay=index == 0)
+            for index, (observable, key) in enumerate(reference.compared())]
+
+
+def _compared(subject: Subject, results: dict[str, Any], observable: str, key: str, overlay: bool) -> Obligation:
+    reference = subject.task.task.reference
+    name, category = f"reference:{observable}", "reference"
     try:
-        observed = lookup(results, reference.observable)
-        expected = lookup(json.loads(subject.task.reference_path.read_text()), reference.key or reference.observable)
+        observed = lookup(results, observable)
+        expected = lookup(json.loads(subject.task.reference_path.read_text()), key)
         observed_array = np.asarray(observed, dtype=float)
         expected_array = np.asarray(expected, dtype=float)
     except (KeyPathError, OSError, TypeError, ValueError, json.JSONDecodeError) as error:
@@ -43,14 +49,14 @@ def reference_obligation(subject: Subject, results: dict[str, Any]) -> Obligatio
                           sealed={"expected_shape": list(expected_array.shape)})
     close = np.isclose(observed_array, expected_array, **tolerances)
     agrees = bool(np.all(close))
-    overlay = _overlay(observed_array, expected_array, subject.workdir / OVERLAY_FILE, reference.observable)
+    figure = _overlay(observed_array, expected_array, subject.workdir / OVERLAY_FILE, observable) if overlay else None
     return Obligation(
         name=name, category=category, outcome=Outcome.CERTIFIED if agrees else Outcome.FAILED,
         message=("agrees with the reference" if agrees
                  else f"{int(np.sum(~close))} of {close.size} values outside the tolerance"),
         evidence={"observed": observed, **tolerances, "source": reference.source},
         sealed={"expected": expected, "curves": curve_errors(observed_array, expected_array),
-                "overlay": str(overlay) if overlay else None},
+                "overlay": str(figure) if figure else None},
     )
 
 
