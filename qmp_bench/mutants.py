@@ -133,13 +133,11 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     "return float(calculation.e_tot)", "return float(calculation.e_tot - calculation.energy_nuc())"),
         Replacement("sign", "nuclear repulsion dropped", "observable_scan_energies",
                     "float(calculation.e_tot)", "float(calculation.e_tot - calculation.energy_nuc())"),
-        # minimal-basis H2: symmetry fixes the orbital, so the first SCF cycle is already converged
+        # minimal-basis H2 (also the only bond scan, so no scan version): symmetry fixes the orbital, and
+        # the first SCF cycle is already converged
         Replacement("unconverged", "SCF stopped after two cycles", "effector_rhf",
                     "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n    calculation.max_cycle = 2\n",
                     equivalent_with=("'H 0 0 0; H 0 0 ", "'basis': 'sto-3g'")),
-        Replacement("unconverged", "SCF stopped after two cycles", "effector_rhf_scan",
-                    "calculation.conv_tol = conv_tol\n", "calculation.conv_tol = conv_tol\n        calculation.max_cycle = 2\n",
-                    equivalent_with=("'elements': 'H H'", "'basis': 'sto-3g'")),
         Replacement("hermiticity", "orbital energies from the non-symmetric product F C", "observable_orbital_energies",
                     "for energy in calculation.mo_energy]",
                     "for energy in (calculation.get_fock() @ calculation.mo_coeff).diagonal()]"),
