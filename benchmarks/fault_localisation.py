@@ -1,7 +1,8 @@
 """Fault-localisation matrix of the Programming verifier, every backend (NetKet included).
 
-Runs each injected fault of tests/verifiers/programming/faults.py through one verification round and
-prints whether it was localised to the right function (unit test and integration), with wall times.
+Runs each backend's reference script (every obligation must hold), then each injected fault of
+tests/verifiers/programming/faults.py, through one verification round and prints whether the fault was
+localised to the right function (unit test and integration), with wall times.
 The test suite runs Qiskit's matrix; NetKet's, TeNPy's and PySCF's take minutes and run here.
 
     python benchmarks/fault_localisation.py [backend ...]
@@ -47,6 +48,10 @@ def main(backends: list[str]) -> int:
     table = Table("backend", "case", "localised", "seconds", title="fault localisation in one round")
     correct = total = 0
     for backend in backends:
+        certificate, seconds = _verify(reference(backend), backend)
+        ok = all(o.outcome is Outcome.CERTIFIED for o in certificate.obligations)
+        correct, total = correct + ok, total + 1
+        table.add_row(backend, "reference script passes every obligation", "yes" if ok else "NO", f"{seconds:.1f}")
         for fault in FAULTS[backend]:
             certificate, seconds = _verify(fault.apply(reference(backend)), backend)
             integration = _integration(certificate)

@@ -30,19 +30,19 @@ def obligation(certificate: Certificate, name: str):
     return next(o for o in certificate.obligations if o.name == name)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+def _heavy(backend: str, also: tuple[str, ...] = ()) -> list:
+    """NetKet's fault matrix takes minutes (a 5.5 s jax import per program), TeNPy's two (a 3 s import
+    per program), PySCF's about 40 s; benchmarks/fault_localisation.py runs all three and NetKet's reference
+    script (42 s); the other reference scripts and interface mismatches run here, and Qiskit's whole matrix does."""
+    return [pytest.mark.heavy] if backend == "netket" or backend in also else []
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=_heavy(b)) for b in BACKENDS])
 def test_the_reference_script_passes_every_obligation(tmp_path, backend):
     certificate = verify(tmp_path, backend, reference(backend))
     assert {o.name: o.outcome for o in certificate.obligations if o.outcome is not Outcome.CERTIFIED} == {}
     metrics = programming_metrics(certificate)
     assert metrics["unit_accuracy"] == 1.0 and metrics["integration_accuracy"] == 1.0 and metrics["executable"]
-
-
-def _heavy(backend: str, also: tuple[str, ...] = ()) -> list:
-    """NetKet's fault matrix takes minutes (a 5.5 s jax import per program), TeNPy's two (a 3 s import
-    per program), PySCF's about 40 s; benchmarks/fault_localisation.py runs all three, their reference
-    scripts and interface mismatches run here, and Qiskit's whole matrix does."""
-    return [pytest.mark.heavy] if backend == "netket" or backend in also else []
 
 
 @pytest.mark.parametrize(("backend", "fault"), [pytest.param(b, f, marks=_heavy(b, also=("tenpy", "pyscf")),
