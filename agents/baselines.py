@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import asdict
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -24,9 +23,6 @@ from agents import nodes
 from agents.pipeline import recorded_node, verify_unless_stopped
 from agents.prompts import react_repair_messages
 from agents.state import PipelineState, RunContext
-from knowledge_base.retrieve import retrieve as retrieve_snippets
-from knowledge_base.retrieve import store_is_built, summary
-from knowledge_base.store import KnowledgeBase, snippet_record
 from physvec.runstore.transcript import EventType
 from verifiers.certificate import Verdict
 from verifiers.sandbox import SandboxJob
@@ -34,7 +30,6 @@ from verifiers.sandbox import SandboxJob
 REACT_METHODS = ("react", "react-rag")
 ERROR_CHARS = 3_000
 """How much of the end of a failed run's error output the model sees (a traceback ends with its cause)."""
-SNIPPETS_PER_ERROR = 5
 
 
 def _repair_budget(ctx: RunContext) -> int:
@@ -70,15 +65,11 @@ def execute(state: PipelineState, ctx: RunContext, step: int) -> nodes.Update:
 
 def _error_documentation(ctx: RunContext, error: str, step: int) -> list[dict[str, Any]]:
     """Snippets retrieved for the error's last line (ReAct-RAG); none if no store is built."""
-    if not store_is_built(ctx.knowledge_base):
-        ctx.transcript.append(EventType.RETRIEVAL, node="react_repair", step=step, status="not_built",
-                              hint="build the documentation store with: physvec kb build")
+    kb = nodes.built_knowledge_base(ctx, "react_repair", step)
+    if kb is None:
         return []
-    query = f"{ctx.task.task.backend} {error.strip().splitlines()[-1]}"
-    snippets = retrieve_snippets(KnowledgeBase(ctx.knowledge_base), query, ctx.task.task.backend, SNIPPETS_PER_ERROR)
-    ctx.transcript.append(EventType.RETRIEVAL, node="react_repair", step=step, status="ok", query=query,
-                          summary=summary(snippets), sources=[snippet_record(s) for s in snippets])
-    return [{"query": query, **asdict(snippet)} for snippet in snippets]
+    return nodes.recorded_retrieval(ctx, kb, f"{ctx.task.task.backend} {error.strip().splitlines()[-1]}",
+                                    "react_repair", step)
 
 
 def react_repair(state: PipelineState, ctx: RunContext, step: int, rag: bool) -> nodes.Update:

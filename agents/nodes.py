@@ -87,24 +87,34 @@ def _saved_plan(ctx: RunContext) -> AuthorPlan | None:
     return AuthorPlan.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def built_knowledge_base(ctx: RunContext, node: str, step: int) -> KnowledgeBase | None:
+    """The documentation store, or None (recorded, with how to build it) when none is built."""
+    if not store_is_built(ctx.knowledge_base):
+        ctx.transcript.append(EventType.RETRIEVAL, node=node, step=step, status="not_built",
+                              hint="build the documentation store with: physvec kb build")
+        return None
+    return KnowledgeBase(ctx.knowledge_base)
+
+
+def recorded_retrieval(ctx: RunContext, kb: KnowledgeBase, query: str, node: str, step: int) -> list[dict[str, Any]]:
+    """The snippets for one query, each with the query; the retrieval is recorded with its sources."""
+    snippets = retrieve_snippets(kb, query, ctx.task.task.backend)
+    ctx.transcript.append(EventType.RETRIEVAL, node=node, step=step, status="ok", query=query,
+                          summary=summary(snippets), sources=[snippet_record(s) for s in snippets])
+    return [{"query": query, **asdict(snippet)} for snippet in snippets]
+
+
 def retrieve(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Documentation snippets for the queries the task implies, from the knowledge base if one is built."""
     task = ctx.task.task
-    if not store_is_built(ctx.knowledge_base):
-        ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="not_built",
-                              hint="build the documentation store with: physvec kb build")
+    kb = built_knowledge_base(ctx, "retrieve", step)
+    if kb is None:
         return {}
-    kb = KnowledgeBase(ctx.knowledge_base)
     spec = f"{task.spec.model} {task.spec.lattice} {task.spec.method}" if task.spec else None
     author_plan = _saved_plan(ctx)
     queries = (author_plan.queries if author_plan else []) + task_queries(task.request, task.target.figure,
                                                                           task.backend, spec)
-    found: list[dict[str, Any]] = []
-    for query in queries:
-        snippets = retrieve_snippets(kb, query, task.backend)
-        ctx.transcript.append(EventType.RETRIEVAL, node="retrieve", step=step, status="ok", query=query,
-                              summary=summary(snippets), sources=[snippet_record(s) for s in snippets])
-        found += [{"query": query, **asdict(snippet)} for snippet in snippets]
+    found = [snippet for query in queries for snippet in recorded_retrieval(ctx, kb, query, "retrieve", step)]
     (ctx.run.path / RETRIEVAL_FILE).write_text(json.dumps(found, indent=1), encoding="utf-8")
     return {}
 
