@@ -1,0 +1,230 @@
+"""Seiberg duality on one node of a quiver theory, exactly.
+
+Dualising node k (no adjoint at k, as many flavours in as out):
+1. SU(N_c) at k becomes SU(N_f - N_c);
+2. every arrow at k is reversed (the dual quark of X is labelled X~) with R -> 1 - R;
+3. one meson M[a.b] per pair (a into k, b out of k), an arrow from a's tail to b's head with
+   R = R_a + R_b; a meson with both ends on one node is an adjoint plus the singlet tr[M[a.b]];
+4. in W every pass a b through k becomes M[a.b], and each meson gets the cubic term M[a.b] b~ a~
+   (a trace singlet couples as tr[M] b~ a~ / N);
+5. fields with a mass term (a quadratic term c A B) are integrated out exactly through their F-terms;
+6. the R-charges move to the nearest assignment (least squares, exact rationals) on the affine space
+   where every W term has R = 2 and every node is free of the gauge-R anomaly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+
+from sympy import Matrix, Rational
+
+from verifiers.dualitycert.anomalies import charged_at, dynkin_index
+from verifiers.dualitycert.chiral_ring import least_rotation
+from verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Term, Theory
+
+Cyclic = tuple[tuple[str, ...], tuple[str, ...]]
+"""A W term's factors: (arrows in their least rotation, sorted singlets)"""
+
+
+class DualisationError(ValueError):
+    """The node cannot be dualised (or a massive field cannot be integrated out exactly)."""
+
+
+def dual_label(label: str) -> str:
+    return f"{label}~"
+
+
+def meson_label(incoming: str, outgoing: str) -> str:
+    return f"M[{incoming}.{outgoing}]"
+
+
+def trace_label(adjoint: str) -> str:
+    """The singlet that is the trace part of an adjoint meson (see chiral_ring.trace_singlets)."""
+    return f"tr[{adjoint}]"
+
+
+def flavours(theory: Theory, node: int) -> tuple[int, int]:
+    """(N_f in, N_f out): the summed ranks at the tails of arrows into ``node`` and heads of arrows out."""
+    into = sum(theory.ranks[a.source] for a in theory.arrows if a.target == node and not a.is_adjoint)
+    out = sum(theory.ranks[a.target] for a in theory.arrows if a.source == node and not a.is_adjoint)
+    return into, out
+
+
+def dual_rank(theory: Theory, node: int) -> int:
+    """N_f - N_c, after checking that the node can be dualised."""
+    if node not in theory.nodes:
+        raise DualisationError(f"node {node} is not a node of the theory (nodes 0..{len(theory.ranks) - 1})")
+    adjoints = [a.label for a in theory.arrows if a.is_adjoint and a.source == node]
+    if adjoints:
+        raise DualisationError(f"node {node} carries the adjoint {adjoints[0]}: Seiberg duality needs SQCD-like nodes")
+    into, out = flavours(theory, node)
+    if into != out:
+        raise DualisationError(f"node {node} has N_f = {into} flavours in but {out} out (anomalous node)")
+    rank = into - theory.ranks[node]
+    if rank < MIN_RANK:
+        raise DualisationError(f"node {node}: dual rank N_f - N_c = {into} - {theory.ranks[node]} = {rank} < {MIN_RANK}")
+    return rank
+
+
+def _cyclic(theory: Theory, factors: tuple[str, ...]) -> Cyclic:
+    singlets = {s.label for s in theory.singlets}
+    arrows = tuple(f for f in factors if f not in singlets)
+    return least_rotation(arrows), tuple(sorted(f for f in factors if f in singlets))
+
+
+def _collapse(walk: tuple[str, ...], node: int, arrows: dict[str, Arrow]) -> tuple[str, ...]:
+    """Replace every pass (into ``node``, out of ``node``) of a closed walk by its meson."""
+    if not any(arrows[label].target == node for label in walk):
+        return walk
+    start = next(i for i, label in enumerate(walk) if arrows[label].target == node)
+    rotated = walk[start:] + walk[:start]
+    collapsed, index = [], 0
+    while index < len(rotated):
+        label = rotated[index]
+        if arrows[label].target == node:
+            collapsed.append(meson_label(label, rotated[index + 1]))
+            index += 2
+        else:
+            collapsed.append(label)
+            index += 1
+    return tuple(collapsed)
+
+
+def _trace_singlets(fields: list[Arrow], electric: dict[str, Arrow]) -> list[Singlet]:
+    """A meson with both ends on node j is N_j x conj(N_j) = adjoint + singlet: the singlet, same R."""
+    return [Singlet(label=trace_label(a.label), r_charge=a.r_charge) for a in fields
+            if a.is_adjoint and a.label not in electric]
+
+
+def _dual_fields(theory: Theory, node: int) -> tuple[list[Arrow], dict[str, Arrow]]:
+    incoming = [a for a in theory.arrows if a.target == node]
+    outgoing = [a for a in theory.arrows if a.source == node]
+    fields = [a for a in theory.arrows if node not in (a.source, a.target)]
+    fields += [Arrow(label=dual_label(a.label), source=a.target, target=a.source, r_charge=1 - a.r_charge)
+               for a in (*incoming, *outgoing)]
+    fields += [Arrow(label=meson_label(a.label, b.label), source=a.source, target=b.target,
+                     r_charge=a.r_charge + b.r_charge) for a in incoming for b in outgoing]
+    return fields, {a.label: a for a in theory.arrows}
+
+
+def _dual_superpotential(theory: Theory, node: int, electric: dict[str, Arrow]) -> dict[Cyclic, Fraction]:
+    terms: dict[Cyclic, Fraction] = defaultdict(Fraction)
+    for term in theory.superpotential:
+        walk, singlets = _cyclic(theory, term.factors)
+        terms[(least_rotation(_collapse(walk, node, electric)), singlets)] += term.coefficient
+    incoming = [a for a in theory.arrows if a.target == node]
+    outgoing = [a for a in theory.arrows if a.source == node]
+    for a in incoming:
+        for b in outgoing:
+            meson, quarks = meson_label(a.label, b.label), (dual_label(b.label), dual_label(a.label))
+            terms[(least_rotation((meson, *quarks)), ())] += 1
+            if a.source == b.target:
+                # Tr(M q~ q) with M = M_adj + tr[M]/N: the trace part couples with weight 1/N.
+                terms[(least_rotation(quarks), (trace_label(meson),))] += Fraction(1, theory.ranks[a.source])
+    return {key: value for key, value in terms.items() if value != 0}
+
+
+def _derivative(terms: dict[Cyclic, Fraction], label: str) -> list[tuple[Fraction, tuple[str, ...], tuple[str, ...]]]:
+    """d W / d label: (coefficient, open walk after the field round to it, singlets) per occurrence."""
+    parts = []
+    for (walk, singlets), coefficient in terms.items():
+        for position, factor in enumerate(walk):
+            if factor == label:
+                parts.append((coefficient, walk[position + 1:] + walk[:position], singlets))
+    return parts
+
+
+def _mass_term(terms: dict[Cyclic, Fraction]) -> tuple[Cyclic, Fraction] | None:
+    return next(((key, c) for key, c in terms.items() if len(key[0]) == 2 and not key[1]), None)
+
+
+def _integrate_out(terms: dict[Cyclic, Fraction], mass: Cyclic, coefficient: Fraction) -> dict[Cyclic, Fraction]:
+    """W with the pair of a mass term c A B replaced by its F-term solution: W0 - Tr(Q P) / c.
+
+    P = dW'/dA and Q = dW'/dB, with W' = W - c A B; for an adjoint mass c A A the result is
+    W0 - Tr(P P) / (4 c).  Exact only when P and Q contain neither massive field.
+    """
+    first, second = mass[0]
+    rest = {key: c for key, c in terms.items() if key != mass}
+    p, q = _derivative(rest, first), _derivative(rest, second)
+    for _, walk, _ in (*p, *q):
+        if first in walk or second in walk:
+            raise DualisationError(f"the mass term {first} {second} cannot be integrated out exactly: "
+                                   f"its F-terms are not linear in the massive fields")
+    kept: dict[Cyclic, Fraction] = defaultdict(Fraction)
+    for key, c in rest.items():
+        if first not in key[0] and second not in key[0]:
+            kept[key] += c
+    scale = -1 / (4 * coefficient) if first == second else -1 / coefficient
+    left = p if first == second else q
+    for c_left, walk_left, singlets_left in left:
+        for c_right, walk_right, singlets_right in p:
+            key = (least_rotation(walk_left + walk_right), tuple(sorted(singlets_left + singlets_right)))
+            kept[key] += scale * c_left * c_right
+    return {key: value for key, value in kept.items() if value != 0}
+
+
+def _mixed_anomaly_row(theory: Theory, node: int, index: dict[str, int]) -> tuple[list[Fraction], Fraction]:
+    """Coefficients and constant of the gauge-R anomaly of ``node``, linear in the R-charges."""
+    row = [Fraction(0)] * len(index)
+    rank, constant = theory.ranks[node], Fraction(theory.ranks[node])
+    for charge in charged_at(theory, node):
+        weight = dynkin_index(charge.kind, rank) * charge.multiplicity
+        row[index[charge.arrow.label]] += weight
+        constant -= weight
+    return row, -constant
+
+
+def nearest_consistent_r(theory: Theory) -> Theory:
+    """The theory with R-charges moved, by exact least squares, onto W terms R = 2 and anomaly-free nodes.
+
+    Raises DualisationError when the two sets of conditions cannot hold together.
+    """
+    labels = [f.label for f in (*theory.arrows, *theory.singlets)]
+    index = {label: i for i, label in enumerate(labels)}
+    rows, values = [], []
+    for term in theory.superpotential:
+        row = [Fraction(0)] * len(labels)
+        for factor in term.factors:
+            row[index[factor]] += 1
+        rows.append(row)
+        values.append(Fraction(2))
+    for node in theory.nodes:
+        row, value = _mixed_anomaly_row(theory, node, index)
+        rows.append(row)
+        values.append(value)
+    encoded = Matrix([Rational(r.numerator, r.denominator) for r in theory.field_r().values()])
+    constraints = Matrix([[Rational(x.numerator, x.denominator) for x in row] for row in rows])
+    target = Matrix([Rational(v.numerator, v.denominator) for v in values])
+    reduced, pivots = constraints.T.rref()
+    independent = constraints.extract(list(pivots), list(range(len(labels))))
+    wanted = target.extract(list(pivots), [0])
+    correction = independent.T * (independent * independent.T).inv() * (wanted - independent * encoded)
+    moved = encoded + correction
+    if constraints * moved != target:
+        raise DualisationError("no R assignment makes every W term R = 2 and every node anomaly-free")
+    charge = {label: Fraction(int(moved[i].p), int(moved[i].q)) for i, label in enumerate(labels)}
+    return theory.model_copy(update={
+        "arrows": tuple(a.model_copy(update={"r_charge": charge[a.label]}) for a in theory.arrows),
+        "singlets": tuple(s.model_copy(update={"r_charge": charge[s.label]}) for s in theory.singlets)})
+
+
+def dualize(theory: Theory, node: int) -> Theory:
+    """The Seiberg dual of ``theory`` on ``node``, in the seed schema."""
+    rank = dual_rank(theory, node)
+    fields, electric = _dual_fields(theory, node)
+    terms = _dual_superpotential(theory, node, electric)
+    massive: set[str] = set()
+    while (mass := _mass_term(terms)) is not None:
+        massive.update(mass[0][0])
+        terms = _integrate_out(terms, *mass)
+    dual = Theory(
+        name=f"{theory.name} dualised on node {node}".strip(),
+        node_labels=theory.node_labels,
+        ranks=tuple(rank if n == node else r for n, r in enumerate(theory.ranks)),
+        arrows=tuple(a for a in fields if a.label not in massive),
+        singlets=(*theory.singlets, *_trace_singlets(fields, electric)),
+        superpotential=tuple(Term(coefficient=c, factors=walk + singlets) for (walk, singlets), c in terms.items()),
+        u1_globals=theory.u1_globals)
+    return nearest_consistent_r(dual)
