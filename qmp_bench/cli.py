@@ -10,7 +10,8 @@ from rich.console import Console
 
 from qmp_bench.campaign import Campaign, TrialRecord
 from qmp_bench.catalogue import bench_tasks
-from qmp_bench.faults import UNMUTATED, FaultCampaign, FaultRecord, escaped, run_faults, write_report
+from qmp_bench.faults import (UNMUTATED, FaultCampaign, FaultRecord, catalogue, current_records, escaped, run_faults,
+                              write_report)
 from qmp_bench.report import write_results
 from qmp_bench.runner import METHODS, run_campaign
 
@@ -73,8 +74,9 @@ def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -
         console.print(f"[{done}/{total}] {record.task} {record.fault_class} '{record.name}': {verdict}"
                       f"{', localised' if record.localised else ''}, {record.seconds:.0f} s")
 
-    run_faults(campaign, tasks, jobs, progress)
-    records = [r for r in campaign.records() if r.task in {task.name for task in tasks}]
+    entries = catalogue(tasks)
+    run_faults(campaign, entries, jobs, progress)
+    records = current_records(campaign, entries)
     for path in write_report(records, campaign.folder):
         console.print(f"wrote {path}")
     console.print((campaign.folder / "faults.md").read_text())

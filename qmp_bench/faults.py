@@ -128,22 +128,40 @@ class FaultCampaign:
         RecordFile(self.records_path, FaultRecord).append(record)
 
 
-def run_faults(campaign: FaultCampaign, tasks: list[BenchTask], jobs: int,
-               progress: Callable[[FaultRecord, int, int], None] | None = None) -> list[FaultRecord]:
-    """Verify every script (unmutated and mutants) of ``tasks`` the campaign lacks, ``jobs`` at a time."""
-    done = {record.key for record in campaign.records()}
-    work: list[tuple[BenchTask, LoadedTask, str, str, str, str]] = []
+Entry = tuple[BenchTask, LoadedTask, str, str, str, str]
+"""(task, loaded task, fault class, name, function, script) of one script to verify"""
+
+
+def catalogue(tasks: list[BenchTask]) -> list[Entry]:
+    """Every script the benchmark verifies for ``tasks``: each unmutated script and its mutants."""
+    entries: list[Entry] = []
     for bench_task in tasks:
         loaded = load_task(bench_task.task_file)
         script, mutants = reference_mutants(loaded)
-        scripts = [(UNMUTATED, "reference script", "", script)] + [
-            (m.fault_class, m.name, m.function, m.script) for m in mutants]
-        work += [(bench_task, loaded, *entry) for entry in scripts
-                 if (bench_task.name, *entry[:3]) not in done]
+        entries += [(bench_task, loaded, UNMUTATED, "reference script", "", script)]
+        entries += [(bench_task, loaded, m.fault_class, m.name, m.function, m.script) for m in mutants]
+    return entries
+
+
+def entry_key(entry: Entry) -> tuple[str, str, str, str]:
+    return entry[0].name, entry[2], entry[3], entry[4]
+
+
+def current_records(campaign: FaultCampaign, entries: list[Entry]) -> list[FaultRecord]:
+    """The campaign's records of scripts still in the catalogue (a mutant since dropped is left out)."""
+    keys = {entry_key(entry) for entry in entries}
+    return [record for record in campaign.records() if record.key in keys]
+
+
+def run_faults(campaign: FaultCampaign, entries: list[Entry], jobs: int,
+               progress: Callable[[FaultRecord, int, int], None] | None = None) -> list[FaultRecord]:
+    """Verify every script of ``entries`` (see catalogue) the campaign lacks, ``jobs`` at a time."""
+    done = {record.key for record in campaign.records()}
+    work = [(index, entry) for index, entry in enumerate(entries) if entry_key(entry) not in done]
     pool = SandboxPool()
 
-    def verify(index: int) -> FaultRecord:
-        bench_task, loaded, fault_class, name, function, script = work[index]
+    def verify(position: int) -> FaultRecord:
+        index, (bench_task, loaded, fault_class, name, function, script) = work[position]
         started = time.monotonic()
         folder = campaign.folder / "work" / bench_task.topic / bench_task.id / f"{index:03d}"
         certificates = certificates_of(script, loaded, folder, pool)

@@ -15,7 +15,8 @@ import pytest
 from physvec.taskfiles.loading import load_task
 from qmp_bench.catalogue import bench_tasks
 from qmp_bench.faults import (
-    UNMUTATED, FaultCampaign, certificates_of, class_table, escaped, judge, reference_mutants, run_faults,
+    UNMUTATED, FaultCampaign, catalogue, certificates_of, class_table, current_records, escaped, judge, reference_mutants,
+    run_faults,
 )
 from qmp_bench.mutants import BACKEND_REPLACEMENTS, PHYSICS_CLASSES, PROGRAMMING_CLASSES
 from verifiers.certificate import Certificate, Obligation, Outcome
@@ -110,6 +111,15 @@ def test_a_finished_benchmark_resumes_without_verifying_again(tmp_path):
         campaign.append(judge(task.name, *entry, [_certificate()], 0.0))
     with campaign.records_path.open("a") as stream:
         stream.write('{"task": "cut by a kill"')
-    assert run_faults(campaign, [task], jobs=1) == []
+    assert run_faults(campaign, catalogue([task]), jobs=1) == []
     assert len(campaign.records()) == len(mutants) + 1
     assert json.loads(campaign.records_path.read_text().splitlines()[0])["fault_class"] == UNMUTATED
+
+
+def test_records_of_mutants_no_longer_made_are_left_out_of_the_report(tmp_path):
+    (task,) = bench_tasks("dft/szabo1996-h2-rhf")
+    campaign = FaultCampaign(tmp_path)
+    campaign.append(judge(task.name, UNMUTATED, "reference script", "", [_certificate()], 0.0))
+    campaign.append(judge(task.name, "sign", "a fault since proved equivalent", "effector_rhf", [_certificate()], 0.0))
+    kept = current_records(campaign, catalogue([task]))
+    assert [record.name for record in kept] == ["reference script"]
