@@ -20,7 +20,7 @@ from agents.library_proposer import library_problem
 from agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 from agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
 from physvec import kb_cli
-from physvec.display import LiveDisplay
+from physvec.display import LiveDisplay, print_certificate
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
 from physvec.scaffold import scaffold_task
@@ -165,20 +165,10 @@ def _verify_script(arguments: argparse.Namespace) -> int:
         print(certificate.model_dump_json(indent=2))
     else:
         console = Console()
-        _print_certificate(console, arguments.script.name, certificate)
+        print_certificate(console, arguments.script.name, certificate)
         console.print(programming_metrics(certificate))
         console.print(f"sandbox folders: {workdir}", soft_wrap=True)
     return 0 if certificate.verdict is Verdict.CERTIFIED and certificate.is_complete else EXIT_NOT_CERTIFIED
-
-
-def _print_certificate(console: Console, name: str, certificate: Certificate) -> None:
-    table = Table(title=f"{name}: {certificate.verdict.value}")
-    table.add_column("obligation", overflow="fold")
-    table.add_column("outcome", no_wrap=True)
-    table.add_column("message", overflow="fold")
-    for obligation in certificate.obligations:
-        table.add_row(escape(obligation.name), obligation.outcome.value, escape(obligation.message[:300]))
-    console.print(table)
 
 
 def _validate(files: list[Path]) -> int:
@@ -218,7 +208,7 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
         timeline.add_row(*(str(row[key]) for key in ("step", "node", "attempt", "seconds", "tokens", "state")))
     console.print(timeline)
     for name, certificate in run.certificates().items():
-        _print_certificate(console, name, certificate)
+        print_certificate(console, name, certificate)
     console.print(f"report: {run.report_file}", soft_wrap=True)
     return 0
 

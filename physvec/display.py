@@ -1,7 +1,8 @@
-"""The live terminal view of a run: current node, iteration, tokens and elapsed time.
+"""Terminal views: the live view of a run (current node, iteration, tokens, elapsed time) and a
+certificate as a table.
 
-On a terminal it is a rich Live panel; elsewhere (CI, pipes) it prints one line per finished node,
-so logs stay readable.
+On a terminal the run view is a rich Live panel; elsewhere (CI, pipes) it prints one line per finished
+node, so logs stay readable.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from types import TracebackType
 
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from physvec.runstore.transcript import Event, EventType
+from verifiers.certificate import Certificate
 
 
 class LiveDisplay:
@@ -68,3 +71,14 @@ class LiveDisplay:
             self.console.print(f"[{time.monotonic() - self.started:7.1f}s] {event.node} (step {event.step}) "
                                f"finished in {event.data['seconds']:.2f} s, {event.data['tokens']} tokens",
                                highlight=False)
+
+
+def print_certificate(console: Console, name: str, certificate: Certificate) -> None:
+    """One row per obligation: name, outcome and the start of its message."""
+    table = Table(title=f"{name}: {certificate.verdict.value}")
+    table.add_column("obligation", overflow="fold")
+    table.add_column("outcome", no_wrap=True)
+    table.add_column("message", overflow="fold")
+    for obligation in certificate.obligations:
+        table.add_row(escape(obligation.name), obligation.outcome.value, escape(obligation.message[:300]))
+    console.print(table)

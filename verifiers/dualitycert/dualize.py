@@ -176,12 +176,16 @@ def _mixed_anomaly_row(theory: Theory, node: int, index: dict[str, int]) -> tupl
     return row, -constant
 
 
-def nearest_consistent_r(theory: Theory) -> Theory:
-    """The theory with R-charges moved, by exact least squares, onto W terms R = 2 and anomaly-free nodes.
+def _sympy(value: Fraction) -> Rational:
+    return Rational(value.numerator, value.denominator)
 
-    Raises DualisationError when the two sets of conditions cannot hold together.
+
+def constraint_system(theory: Theory) -> tuple[Matrix, Matrix]:
+    """(C, d) with C R = d saying: every W term has R = 2 and every node is free of the gauge-R anomaly.
+
+    R is the column of field R-charges in the order of ``theory.field_r()``.
     """
-    labels = [f.label for f in (*theory.arrows, *theory.singlets)]
+    labels = list(theory.field_r())
     index = {label: i for i, label in enumerate(labels)}
     rows, values = [], []
     for term in theory.superpotential:
@@ -194,17 +198,24 @@ def nearest_consistent_r(theory: Theory) -> Theory:
         row, value = _mixed_anomaly_row(theory, node, index)
         rows.append(row)
         values.append(value)
-    encoded = Matrix([Rational(r.numerator, r.denominator) for r in theory.field_r().values()])
-    constraints = Matrix([[Rational(x.numerator, x.denominator) for x in row] for row in rows])
-    target = Matrix([Rational(v.numerator, v.denominator) for v in values])
-    reduced, pivots = constraints.T.rref()
-    independent = constraints.extract(list(pivots), list(range(len(labels))))
+    return (Matrix([[_sympy(x) for x in row] for row in rows]).reshape(len(rows), len(labels)),
+            Matrix([_sympy(v) for v in values]))
+
+
+def nearest_consistent_r(theory: Theory) -> Theory:
+    """The theory with R-charges moved, by exact least squares, onto W terms R = 2 and anomaly-free nodes.
+
+    Raises DualisationError when the two sets of conditions cannot hold together.
+    """
+    constraints, target = constraint_system(theory)
+    encoded = Matrix([_sympy(r) for r in theory.field_r().values()])
+    _, pivots = constraints.T.rref()
+    independent = constraints.extract(list(pivots), list(range(constraints.cols)))
     wanted = target.extract(list(pivots), [0])
-    correction = independent.T * (independent * independent.T).inv() * (wanted - independent * encoded)
-    moved = encoded + correction
+    moved = encoded + independent.T * (independent * independent.T).inv() * (wanted - independent * encoded)
     if constraints * moved != target:
         raise DualisationError("no R assignment makes every W term R = 2 and every node anomaly-free")
-    charge = {label: Fraction(int(moved[i].p), int(moved[i].q)) for i, label in enumerate(labels)}
+    charge = {label: Fraction(int(moved[i].p), int(moved[i].q)) for i, label in enumerate(theory.field_r())}
     return theory.model_copy(update={
         "arrows": tuple(a.model_copy(update={"r_charge": charge[a.label]}) for a in theory.arrows),
         "singlets": tuple(s.model_copy(update={"r_charge": charge[s.label]}) for s in theory.singlets)})

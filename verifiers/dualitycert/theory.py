@@ -154,7 +154,7 @@ def structural_problems(theory: Theory, prefix: str = "") -> list[str]:
 def parse_theory(data: Any, prefix: str = "") -> Theory:
     """A validated theory from parsed JSON, or MalformedTheory naming every problem."""
     if not isinstance(data, dict):
-        raise MalformedTheory([f"{prefix or 'theory'}: expected a JSON object, got {type(data).__name__}"])
+        raise MalformedTheory([f"{prefix.rstrip('.') or 'theory'}: expected a JSON object, got {type(data).__name__}"])
     try:
         theory = Theory.model_validate(data)
     except ValidationError as error:

@@ -1,0 +1,48 @@
+"""Reading theories and claims: exact rationals, and every schema problem named."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from tests.verifiers.dualitycert.conftest import dp0_data
+from verifiers.dualitycert.seeds import SEED_FOLDER
+from verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
+
+
+def test_every_seed_theory_parses_with_exact_r_charges():
+    for path in sorted(SEED_FOLDER.glob("*electric*.json")):
+        theory = parse_theory(read_json(path))
+        assert all(isinstance(a.r_charge, Fraction) for a in theory.arrows)
+
+
+def test_a_theory_round_trips_through_the_seed_schema():
+    theory = parse_theory(dp0_data())
+    assert parse_theory(__import__("json").loads(theory.to_json())) == theory
+    assert '"r_charge": "2/3"' in theory.to_json()
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda d: d["superpotential"][0]["factors"].append("Q7"), "unknown field 'Q7'"),
+    (lambda d: d["arrows"][0].update(r_charge=0.5), "arrows.0.r_charge"),
+    (lambda d: d["arrows"][0].update(r_charge="two thirds"), "'two thirds' is not a rational number"),
+    (lambda d: d["ranks"].__setitem__(1, 1), "ranks.1: rank 1 < 2"),
+    (lambda d: d["arrows"][0].update(target=5), "target 5 is not a node"),
+    (lambda d: d["arrows"][1].update(label="X0"), "field label 'X0' is used 2 times"),
+])
+def test_a_malformed_theory_is_refused_with_the_problem_named(change, named):
+    data = dp0_data()
+    change(data)
+    with pytest.raises(MalformedTheory) as refusal:
+        parse_theory(data)
+    assert named in str(refusal.value)
+
+
+def test_a_claim_needs_both_theories_and_names_the_side_at_fault():
+    with pytest.raises(MalformedTheory, match="theory_a and theory_b"):
+        parse_claim({"theory_a": dp0_data()})
+    broken = dp0_data()
+    broken["ranks"] = [3, 3]
+    with pytest.raises(MalformedTheory, match=r"theory_b\.node_labels: 3 labels for 2 ranks"):
+        parse_claim({"theory_a": dp0_data(), "theory_b": broken})

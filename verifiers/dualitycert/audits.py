@@ -1,0 +1,101 @@
+"""Opt-in audits of the encoded R-charges: are they the superconformal R (a-maximisation), and is the
+theory unitary with them?  They flag unphysical R assignments; they say nothing about the duality.
+
+a-maximisation is checked exactly: the encoded R must be a critical point of the trial a on the affine
+space of R assignments that keep every W term at R = 2 and every node free of the gauge-R anomaly
+(rational gradient equal to zero), and a local maximum there (negative definite rational Hessian).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from sympy import Expr, Matrix, Rational, symbols
+
+from verifiers.certificate import Obligation, Outcome
+from verifiers.dualitycert.anomalies import central_charges, field_dimension, r_trace
+from verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
+from verifiers.dualitycert.dualize import constraint_system
+from verifiers.dualitycert.theory import Theory
+
+UNITARITY_BOUND = Fraction(2, 3)
+"""A gauge-invariant chiral operator has R >= 2/3 (dimension >= 1, equality for a free field)."""
+A_OVER_C = (Fraction(1, 2), Fraction(3, 2))
+"""Hofman-Maldacena bounds on a/c for N = 1 superconformal theories."""
+
+
+def _sympy(value: Fraction) -> Rational:
+    return Rational(value.numerator, value.denominator)
+
+
+def trial_a_directions(theory: Theory) -> Matrix:
+    """A basis of the directions in which R may move without breaking W or the gauge-R anomaly."""
+    constraints, _ = constraint_system(theory)
+    basis = constraints.nullspace()
+    return Matrix.hstack(*basis) if basis else Matrix.zeros(constraints.cols, 0)
+
+
+def a_maximisation(theory: Theory, side: str) -> Obligation:
+    """The encoded R maximises the trial a locally on the allowed affine space."""
+    name = f"{side}.a_maximisation"
+    constraints, target = constraint_system(theory)
+    encoded = Matrix([_sympy(r) for r in theory.field_r().values()])
+    if constraints * encoded != target:
+        return Obligation(name=name, category="audit", outcome=Outcome.NOT_APPLICABLE,
+                          message="the encoded R breaks W = 2 or the gauge-R anomaly (see those obligations)")
+    directions = trial_a_directions(theory)
+    if directions.cols == 0:
+        return Obligation(name=name, category="audit", outcome=Outcome.CERTIFIED,
+                          message="W and the anomalies fix R uniquely: nothing to maximise over")
+    t = symbols(f"t0:{directions.cols}")
+    trial = _trial_a(theory, encoded + directions * Matrix(t))
+    gradient = [trial.diff(s).subs({s: 0 for s in t}) for s in t]
+    hessian = Matrix(directions.cols, directions.cols,
+                     lambda i, j: trial.diff(t[i]).diff(t[j]).subs({s: 0 for s in t}))
+    evidence = {"directions": directions.cols, "gradient": [str(g) for g in gradient],
+                "hessian_eigenvalues_negative": bool(hessian.is_negative_definite)}
+    if any(g != 0 for g in gradient):
+        return Obligation(name=name, category="audit", outcome=Outcome.FAILED, evidence=evidence,
+                          message="the encoded R is not a critical point of the trial a: it is not the "
+                                  "superconformal R")
+    if not hessian.is_negative_definite:
+        return Obligation(name=name, category="audit", outcome=Outcome.FAILED, evidence=evidence,
+                          message="the encoded R is a critical point of the trial a but not a maximum")
+    return Obligation(name=name, category="audit", outcome=Outcome.CERTIFIED, evidence=evidence,
+                      message="the encoded R is a local maximum of the trial a")
+
+
+def _trial_a(theory: Theory, charges: Matrix) -> Expr:
+    """3/32 (3 Tr R^3 - Tr R) with the fields' R-charges replaced by ``charges`` (sympy expressions)."""
+    gauginos = sum(rank ** 2 - 1 for rank in theory.ranks)
+    dims = [field_dimension(theory, arrow) for arrow in theory.arrows] + [1] * len(theory.singlets)
+    linear = gauginos + sum(d * (charges[i] - 1) for i, d in enumerate(dims))
+    cubic = gauginos + sum(d * (charges[i] - 1) ** 3 for i, d in enumerate(dims))
+    return Rational(3, 32) * (3 * cubic - linear)
+
+
+def unitarity(theory: Theory, side: str, level: int) -> Obligation:
+    """Chiral operators within the window have R >= 2/3; a, c > 0 and 1/2 <= a/c <= 3/2."""
+    name = f"{side}.unitarity"
+    a, c = central_charges(theory)
+    violations = []
+    if a <= 0 or c <= 0:
+        violations.append(f"a = {a}, c = {c} not both positive")
+    elif not A_OVER_C[0] <= a / c <= A_OVER_C[1]:
+        violations.append(f"a/c = {a / c} outside [1/2, 3/2]")
+    violations += [f"singlet {s.label} has R = {s.r_charge} < 2/3" for s in theory.singlets
+                   if s.r_charge < UNITARITY_BOUND]
+    evidence = {"a": str(a), "c": str(c), "tr_r": str(r_trace(theory, 1))}
+    blockers = ring_preconditions(theory)
+    if not blockers:
+        dims = graded_dimensions(theory, window(level))
+        light = {str(r): row["dimension"] for r, row in dims.items() if r < UNITARITY_BOUND and row["dimension"]}
+        violations += [f"{count} single-trace operators with R = {r} < 2/3" for r, count in light.items()]
+    if violations:
+        return Obligation(name=name, category="audit", outcome=Outcome.FAILED, message="; ".join(violations),
+                          evidence=evidence)
+    if blockers:
+        return Obligation(name=name, category="audit", outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message="a, c and singlets pass; operators not checked: " + "; ".join(blockers))
+    return Obligation(name=name, category="audit", outcome=Outcome.CERTIFIED, evidence=evidence,
+                      message="a, c, singlets and single-trace operators within the window are unitary")
