@@ -1,4 +1,4 @@
-"""`dualitycert`: certify a Seiberg-duality claim, or dualise a theory on one node.
+"""`dualitycert`: certify a Seiberg-duality claim, dualise a theory on one node, generate benchmark fixtures.
 
 Exit status: 0 certified, 1 failed or unknown, 2 unreadable input or a node that cannot be dualised.
 """
@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.table import Table
 
 from physvec.display import print_certificate
 from verifiers.certificate import Verdict
 from verifiers.dualitycert.dualize import DualisationError, dualize
+from verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate
 from verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
 from verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
 
@@ -32,6 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     dual = commands.add_parser("dualize", help="print the Seiberg dual of a theory on one node (seed schema)")
     dual.add_argument("theory", type=Path)
     dual.add_argument("--node", type=int, required=True, help="index of the node to dualise")
+    generate_parser = commands.add_parser("generate-fixtures", help="perturbed seed duals that must fail, with a manifest")
+    generate_parser.add_argument("--seed", type=int, default=0, help="seed of the candidate sampling (default 0)")
+    generate_parser.add_argument("--per-class", type=int, default=3, help="candidates per class and seed cell")
+    generate_parser.add_argument("--out", type=Path, default=Path("dualitycert-fixtures"))
     return parser
 
 
@@ -52,10 +58,25 @@ def _dualize(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _generate(arguments: argparse.Namespace) -> int:
+    if arguments.per_class < 1:
+        raise MalformedTheory(["--per-class must be at least 1"])
+    manifest = generate(FixtureConfig(seed=arguments.seed, per_class=arguments.per_class), arguments.out)
+    table = Table("class", *manifest["attrition"]["drop_w_term"], title=f"{len(manifest['fixtures'])} fixtures")
+    for kind, row in manifest["attrition"].items():
+        table.add_row(kind, *(str(value) for value in row.values()))
+    Console().print(table)
+    print(f"wrote {arguments.out / MANIFEST}")
+    return 0
+
+
+COMMANDS = {"verify": _verify, "dualize": _dualize, "generate-fixtures": _generate}
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     try:
-        return _verify(arguments) if arguments.command == "verify" else _dualize(arguments)
+        return COMMANDS[arguments.command](arguments)
     except (MalformedTheory, DualisationError) as error:
         print(f"dualitycert: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
