@@ -3,7 +3,8 @@
 For each seed cell the certified dual B is perturbed at depth 1 (perturb.py).  A seeded random number
 generator picks up to ``per_class`` candidates of each class; a candidate becomes a fixture only if the
 seed pair certifies, the perturbed theory is well formed, the perturbed pair fails at interaction
-strictness, and no earlier fixture has the same B.  Every candidate that does not become a fixture is
+strictness, and no earlier fixture has the same B.  A cell whose dual is isomorphic to A (a self-dual
+node) gives no fixture: the copy guard would refuse its correct repair.  Every candidate that does not become a fixture is
 counted under the reason it was dropped (the attrition table).  The manifest records the SHA-256 of the
 configuration and of every fixture file, so a benchmark names exactly what it ran on.
 """
@@ -19,13 +20,14 @@ from pathlib import Path
 
 from verifiers.certificate import Verdict
 from verifiers.dualitycert.dualize import dualize
+from verifiers.dualitycert.isomorphism import is_copy_of
 from verifiers.dualitycert.perturb import CLASSES, Perturbation, apply, candidates
 from verifiers.dualitycert.registry import INTERACTION, certify
 from verifiers.dualitycert.seeds import SeedCell, seed_cells
 from verifiers.dualitycert.theory import Claim, Theory, structural_problems
 
 MANIFEST = "manifest.json"
-DROP_REASONS = ("seed_not_certified", "malformed", "still_certified", "duplicate")
+DROP_REASONS = ("seed_not_certified", "seed_dual_is_copy", "malformed", "still_certified", "duplicate")
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ def _cell_fixtures(cell: SeedCell, rng: random.Random, config: FixtureConfig, at
     electric = cell.electric()
     dual = dualize(electric, cell.node)
     seed_certified = certify(Claim(theory_a=electric, theory_b=dual), INTERACTION).verdict is Verdict.CERTIFIED
+    self_dual = is_copy_of(dual, electric)
     fixtures = []
     for kind, pool in candidates(dual).items():
         for perturbation in rng.sample(pool, min(config.per_class, len(pool))):
@@ -72,6 +75,8 @@ def _cell_fixtures(cell: SeedCell, rng: random.Random, config: FixtureConfig, at
             reason = None
             if not seed_certified:
                 reason = "seed_not_certified"
+            elif self_dual:
+                reason = "seed_dual_is_copy"
             elif structural_problems(perturbed):
                 reason = "malformed"
             elif _canonical(perturbed) in seen:
