@@ -1,6 +1,6 @@
 """A benchmark campaign: one record per (task, method, model, trial), appended as each trial ends.
 
-The records file is append-only JSON lines (qmp_bench/records.py), so a campaign killed halfway resumes
+The records file is append-only JSON lines (physvec/runstore/records.py), so a campaign killed halfway resumes
 by running only the trials it lacks; a trial whose line was cut by the kill is run again.
 """
 
@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from physvec.runstore.store import RunDirectory
 from physvec.runstore.transcript import EventType, read_events
-from qmp_bench.records import RecordFile
+from physvec.runstore.records import RecordFile
 from verifiers.certificate import Outcome
 from verifiers.programming import programming_metrics
 

@@ -26,7 +26,7 @@ from agents.library_proposer import compose_script
 from physvec.taskfiles.loading import LoadedTask, load_task
 from qmp_bench.catalogue import BenchTask
 from qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
-from qmp_bench.records import RecordFile
+from physvec.runstore.records import RecordFile
 from verifiers.certificate import Certificate, Obligation, Outcome, Verdict
 from verifiers.programming import verify_script
 from verifiers.protocol import Subject

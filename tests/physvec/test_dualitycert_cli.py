@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.verifiers.dualitycert.conftest import dp0_data
-from verifiers.dualitycert.cli import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.dualitycert_cli import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
 
 
 def test_dualize_prints_a_theory_that_verify_then_certifies(tmp_path, capsys):

@@ -1,0 +1,155 @@
+"""`dualitycert`: certify a Seiberg-duality claim, dualise a theory on one node, generate benchmark fixtures,
+run a repair policy over them.
+
+Exit status: 0 certified (or done), 1 failed or unknown, 2 unreadable input, a node that cannot be dualised,
+or arguments that do not fit together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
+from agents.model_client import ModelClient
+from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+from physvec.display import print_certificate
+from physvec.runstore.transcript import Transcript
+from verifiers.certificate import Verdict
+from verifiers.dualitycert.dualize import DualisationError, dualize
+from verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
+from verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
+from verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
+
+EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
+DEFAULT_FIXTURES = Path("dualitycert-fixtures")
+DEFAULT_RUNS = Path("dualitycert-runs")
+
+
+def _parser() -> argparse.ArgumentParser:
+    summary = " ".join(__doc__.split("\n\n")[0].split())
+    parser = argparse.ArgumentParser(prog="dualitycert", description=summary.split(": ", 1)[1])
+    commands = parser.add_subparsers(dest="command", required=True)
+    verify = commands.add_parser("verify", help="check a claim {theory_a, theory_b} and print its certificate")
+    verify.add_argument("claim", type=Path)
+    verify.add_argument("--final", action="store_true",
+                        help=f"final-judge strictness (chiral ring level {FINAL.level} instead of {INTERACTION.level})")
+    verify.add_argument("--audits", action="store_true", help="also run the a-maximisation and unitarity audits")
+    verify.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    dual = commands.add_parser("dualize", help="print the Seiberg dual of a theory on one node (seed schema)")
+    dual.add_argument("theory", type=Path)
+    dual.add_argument("--node", type=int, required=True, help="index of the node to dualise")
+    generate_parser = commands.add_parser("generate-fixtures", help="perturbed seed duals that must fail, with a manifest")
+    generate_parser.add_argument("--seed", type=int, default=0, help="seed of the candidate sampling (default 0)")
+    generate_parser.add_argument("--per-class", type=int, default=3, help="candidates per class and seed cell")
+    generate_parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
+    repair = commands.add_parser("run-repair-loop", help="a model repairs every fixture under one policy")
+    repair.add_argument("--policy", required=True, choices=[*POLICIES, "portfolio"])
+    repair.add_argument("--model", help="model spec as for reproduce (openai:..., scripted:FILE, replay:RUN)")
+    repair.add_argument("--run-id", required=True)
+    repair.add_argument("--resume", action="store_true", help="continue an existing run")
+    repair.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES, help="folder with manifest.json")
+    repair.add_argument("--runs-dir", type=Path, default=DEFAULT_RUNS)
+    repair.add_argument("--trials", type=int, default=1, help="independent episodes per fixture")
+    repair.add_argument("--token-budget", type=int, default=2_000_000)
+    repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"),
+                        help="portfolio only: the recorded ss, gr and vf runs to replay")
+    return parser
+
+
+def _verify(arguments: argparse.Namespace) -> int:
+    claim = parse_claim(read_json(arguments.claim))
+    settings = Settings(level=(FINAL if arguments.final else INTERACTION).level, audits=arguments.audits)
+    certificate = certify(claim, settings)
+    if arguments.json:
+        print(certificate.model_dump_json(indent=2))
+    else:
+        print_certificate(Console(), arguments.claim.name, certificate)
+    return EXIT_CERTIFIED if certificate.verdict is Verdict.CERTIFIED else EXIT_NOT_CERTIFIED
+
+
+def _dualize(arguments: argparse.Namespace) -> int:
+    theory = parse_theory(read_json(arguments.theory))
+    print(dualize(theory, arguments.node).to_json(), end="")
+    return 0
+
+
+def _generate(arguments: argparse.Namespace) -> int:
+    if arguments.per_class < 1:
+        raise MalformedTheory(["--per-class must be at least 1"])
+    manifest = generate(FixtureConfig(seed=arguments.seed, per_class=arguments.per_class), arguments.out)
+    table = Table("class", *manifest["attrition"]["drop_w_term"], title=f"{len(manifest['fixtures'])} fixtures")
+    for kind, row in manifest["attrition"].items():
+        table.add_row(kind, *(str(value) for value in row.values()))
+    Console().print(table)
+    print(f"wrote {arguments.out / MANIFEST}")
+    return 0
+
+
+def _repair_run(arguments: argparse.Namespace) -> RepairRun:
+    folder = arguments.runs_dir / arguments.run_id
+    settings = {"policy": arguments.policy, "model": arguments.model, "trials": arguments.trials,
+                "fixtures": str(arguments.fixtures.resolve()), "from_runs": arguments.from_runs}
+    if folder.exists() and not arguments.resume:
+        raise MalformedTheory([f"run {folder} exists: pass --resume to continue it, or choose another --run-id"])
+    if arguments.resume:
+        if not folder.is_dir():
+            raise MalformedTheory([f"no run {folder} to resume"])
+        recorded = json.loads((folder / "run.json").read_text())
+        changed = [key for key, value in settings.items() if recorded.get(key) != value]
+        if changed:
+            raise MalformedTheory([f"--resume with different {', '.join(changed)} than run {arguments.run_id}"])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
+    return RepairRun(folder)
+
+
+def _repair(arguments: argparse.Namespace) -> int:
+    if arguments.trials < 1:
+        raise MalformedTheory(["--trials must be at least 1"])
+    if (arguments.policy == "portfolio") != bool(arguments.from_runs):
+        raise MalformedTheory(["--from-runs SS GR VF goes with --policy portfolio, and only with it"])
+    if arguments.policy != "portfolio" and not arguments.model:
+        raise MalformedTheory(["--model is required for a policy that asks a model"])
+    run, console = _repair_run(arguments), Console()
+    if arguments.policy == "portfolio":
+        recorded = {name: RepairRun(arguments.runs_dir / run_id).episodes.read()
+                    for name, run_id in zip(PORTFOLIO, arguments.from_runs, strict=True)}
+        episodes = portfolio(recorded, run.run_id)
+        for episode in episodes:
+            run.episodes.append(episode)
+    else:
+        try:
+            model = make_chat_model(normalise_spec(arguments.model), ProviderSettings())
+        except ModelSpecError as error:
+            raise MalformedTheory([str(error)]) from None
+        client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
+        fixtures = load_fixtures(arguments.fixtures)
+        episodes = run_policy(run, POLICIES[arguments.policy], fixtures, arguments.trials, client,
+                              lambda e: console.print(f"{e.fixture} trial {e.trial}: {e.outcome} "
+                                                      f"({e.calls} calls, {e.tokens} tokens)"))
+    finished = run.finished().values()
+    certified = sum(e.outcome == "certified" for e in finished)
+    console.print(f"run {run.run_id}: {certified}/{len(finished)} episodes certified; records in {run.folder}")
+    return 0
+
+
+COMMANDS = {"verify": _verify, "dualize": _dualize, "generate-fixtures": _generate, "run-repair-loop": _repair}
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    try:
+        return COMMANDS[arguments.command](arguments)
+    except (MalformedTheory, DualisationError) as error:
+        print(f"dualitycert: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
