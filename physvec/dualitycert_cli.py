@@ -21,6 +21,7 @@ from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, 
 from physvec.display import print_certificate
 from physvec.runstore.transcript import Transcript
 from verifiers.certificate import Verdict
+from verifiers.dualitycert.analysis import analyze
 from verifiers.dualitycert.dualize import DualisationError, dualize
 from verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
 from verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
@@ -59,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--token-budget", type=int, default=2_000_000)
     repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"),
                         help="portfolio only: the recorded ss, gr and vf runs to replay")
+    analysis = commands.add_parser("analyze", help="GEE, risk differences, Holm, McNemar, tables and a figure")
+    analysis.add_argument("--runs-dir", type=Path, default=DEFAULT_RUNS)
+    analysis.add_argument("--run-ids", nargs="*", help="the runs to analyse (default: every run)")
+    analysis.add_argument("--out", type=Path, default=Path("dualitycert-analysis"))
     return parser
 
 
@@ -139,7 +144,17 @@ def _repair(arguments: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"verify": _verify, "dualize": _dualize, "generate-fixtures": _generate, "run-repair-loop": _repair}
+def _analyze(arguments: argparse.Namespace) -> int:
+    try:
+        analyze(arguments.runs_dir, arguments.out, arguments.run_ids)
+    except ValueError as error:
+        raise MalformedTheory([str(error)]) from None
+    print((arguments.out / "analysis.md").read_text(), end="")
+    print(f"wrote {arguments.out}/analysis.md, analysis.json, analysis.png")
+    return 0
+
+
+COMMANDS = {"verify": _verify, "analyze": _analyze, "dualize": _dualize, "generate-fixtures": _generate, "run-repair-loop": _repair}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,3 +42,8 @@ def test_malformed_input_exits_2_naming_the_problem(tmp_path, capsys):
     electric.write_text(json.dumps(dp0_data()))
     assert main(["dualize", str(electric), "--node", "9"]) == EXIT_BAD_INPUT
     assert "node 9 is not a node" in capsys.readouterr().err
+
+
+def test_analyze_without_runs_exits_2(tmp_path, capsys):
+    assert main(["analyze", "--runs-dir", str(tmp_path / "none"), "--out", str(tmp_path / "out")]) == EXIT_BAD_INPUT
+    assert "holds no finished episodes" in capsys.readouterr().err
