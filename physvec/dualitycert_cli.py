@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -22,6 +23,7 @@ from physvec.display import print_certificate
 from physvec.runstore.transcript import Transcript
 from verifiers.certificate import Verdict
 from verifiers.dualitycert.analysis import analyze
+from verifiers.dualitycert.bench import bench
 from verifiers.dualitycert.dualize import DualisationError, dualize
 from verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
 from verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
@@ -60,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--token-budget", type=int, default=2_000_000)
     repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"),
                         help="portfolio only: the recorded ss, gr and vf runs to replay")
+    timing = commands.add_parser("bench", help="claims verified per second at levels 3 and 5, time per check")
+    timing.add_argument("--fixtures", type=Path, help="fixture folder (default: generate with seed 0 into a temporary folder)")
     analysis = commands.add_parser("analyze", help="GEE, risk differences, Holm, McNemar, tables and a figure")
     analysis.add_argument("--runs-dir", type=Path, default=DEFAULT_RUNS)
     analysis.add_argument("--run-ids", nargs="*", help="the runs to analyse (default: every run)")
@@ -154,7 +158,22 @@ def _analyze(arguments: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"verify": _verify, "analyze": _analyze, "dualize": _dualize, "generate-fixtures": _generate, "run-repair-loop": _repair}
+def _bench(arguments: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="dualitycert-bench-") as scratch:
+        folder = arguments.fixtures
+        if folder is None:
+            folder = Path(scratch)
+            generate(FixtureConfig(), folder)
+        claims = [claim for _, claim in load_fixtures(folder)]
+    table = Table("level", "claims", "seconds", "claims/s", "share of time by check", title="dualitycert bench")
+    for row in bench(claims):
+        shares = ", ".join(f"{name} {share:.1%}" for name, share in row["share"].items() if share >= 0.005)
+        table.add_row(str(row["level"]), str(row["claims"]), str(row["seconds"]), str(row["claims_per_second"]), shares)
+    Console().print(table)
+    return 0
+
+
+COMMANDS = {"verify": _verify, "analyze": _analyze, "bench": _bench, "dualize": _dualize, "generate-fixtures": _generate, "run-repair-loop": _repair}
 
 
 def main(argv: list[str] | None = None) -> int:
