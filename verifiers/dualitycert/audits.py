@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from sympy import Expr, Matrix, Rational, symbols
+import numpy as np
+from sympy import Expr, Matrix, Rational, lambdify, symbols
 
 from verifiers.certificate import Obligation, Outcome
 from verifiers.dualitycert.anomalies import central_charges, field_dimension, r_trace
@@ -55,6 +56,7 @@ def a_maximisation(theory: Theory, side: str) -> Obligation:
     evidence = {"directions": directions.cols, "gradient": [str(g) for g in gradient],
                 "hessian_eigenvalues_negative": bool(hessian.is_negative_definite)}
     if any(g != 0 for g in gradient):
+        evidence["a_maximising_r"] = _numerical_maximum(theory, trial, t, encoded, directions)
         return Obligation(name=name, category="audit", outcome=Outcome.FAILED, evidence=evidence,
                           message="the encoded R is not a critical point of the trial a: it is not the "
                                   "superconformal R")
@@ -63,6 +65,24 @@ def a_maximisation(theory: Theory, side: str) -> Obligation:
                           message="the encoded R is a critical point of the trial a but not a maximum")
     return Obligation(name=name, category="audit", outcome=Outcome.CERTIFIED, evidence=evidence,
                       message="the encoded R is a local maximum of the trial a")
+
+
+def _numerical_maximum(theory: Theory, trial: Expr, t: tuple, encoded: Matrix, directions: Matrix) -> dict[str, float] | str:
+    """Where the trial a peaks (Newton's method from the encoded R), as evidence for the reader."""
+    gradient = lambdify([t], [trial.diff(s) for s in t], "numpy")
+    hessian = lambdify([t], [[trial.diff(a).diff(b) for b in t] for a in t], "numpy")
+    point = np.zeros(len(t))
+    for _ in range(50):
+        step = np.linalg.solve(np.array(hessian(point), dtype=float), np.array(gradient(point), dtype=float))
+        point = point - step
+        if np.max(np.abs(step)) < 1e-12:
+            break
+    else:
+        return "Newton's method did not converge from the encoded R"
+    if np.any(np.linalg.eigvalsh(np.array(hessian(point), dtype=float)) >= 0):
+        return "the nearest critical point of the trial a is not a maximum"
+    charges = np.array(encoded, dtype=float).ravel() + np.array(directions, dtype=float) @ point
+    return {label: round(float(value), 6) for label, value in zip(theory.field_r(), charges, strict=True)}
 
 
 def _trial_a(theory: Theory, charges: Matrix) -> Expr:

@@ -73,6 +73,12 @@ def test_audits_flag_r_charges_that_a_maximisation_rejects(seed_claims):
     outcomes = {o.name: o.outcome for o in certificate.obligations}
     assert outcomes["A.a_maximisation"] is Outcome.FAILED
     assert outcomes["A.unitarity"] is Outcome.CERTIFIED
+    # The evidence locates the maximum.  With equal ranks and no adjoints the trial a is N^2 times a
+    # function of R plus a constant, so the large-N dP1 values hold at N = 2: R = (sqrt(13) - 1)/3 and
+    # sqrt(13) - 3 among them (Bertolini, Bigazzi, Cotrone, JHEP 0412 (2004) 024).
+    evidence = next(o for o in certificate.obligations if o.name == "A.a_maximisation").evidence
+    located = set(evidence["a_maximising_r"].values())
+    assert round((13 ** 0.5 - 1) / 3, 6) in located and round(13 ** 0.5 - 3, 6) in located
     dp0_outcomes = {o.name: o.outcome for o in certify(seed_claims["dp0_toric_N3_node0"],
                                                          Settings(level=3, audits=True)).obligations}
     assert dp0_outcomes["A.a_maximisation"] is dp0_outcomes["B.a_maximisation"] is Outcome.CERTIFIED
