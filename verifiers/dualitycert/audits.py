@@ -16,17 +16,13 @@ from sympy import Expr, Matrix, Rational, lambdify, symbols
 from verifiers.certificate import Obligation, Outcome
 from verifiers.dualitycert.anomalies import central_charges, field_dimension, r_trace
 from verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
-from verifiers.dualitycert.dualize import constraint_system
+from verifiers.dualitycert.dualize import as_sympy, constraint_system
 from verifiers.dualitycert.theory import Theory
 
 UNITARITY_BOUND = Fraction(2, 3)
 """A gauge-invariant chiral operator has R >= 2/3 (dimension >= 1, equality for a free field)."""
 A_OVER_C = (Fraction(1, 2), Fraction(3, 2))
 """Hofman-Maldacena bounds on a/c for N = 1 superconformal theories."""
-
-
-def _sympy(value: Fraction) -> Rational:
-    return Rational(value.numerator, value.denominator)
 
 
 def trial_a_directions(theory: Theory) -> Matrix:
@@ -40,7 +36,7 @@ def a_maximisation(theory: Theory, side: str) -> Obligation:
     """The encoded R maximises the trial a locally on the allowed affine space."""
     name = f"{side}.a_maximisation"
     constraints, target = constraint_system(theory)
-    encoded = Matrix([_sympy(r) for r in theory.field_r().values()])
+    encoded = Matrix([as_sympy(r) for r in theory.field_r().values()])
     if constraints * encoded != target:
         return Obligation(name=name, category="audit", outcome=Outcome.NOT_APPLICABLE,
                           message="the encoded R breaks W = 2 or the gauge-R anomaly (see those obligations)")

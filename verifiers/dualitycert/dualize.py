@@ -176,7 +176,8 @@ def _mixed_anomaly_row(theory: Theory, node: int, index: dict[str, int]) -> tupl
     return row, -constant
 
 
-def _sympy(value: Fraction) -> Rational:
+def as_sympy(value: Fraction) -> Rational:
+    """A Fraction as a sympy Rational (exact)."""
     return Rational(value.numerator, value.denominator)
 
 
@@ -198,8 +199,8 @@ def constraint_system(theory: Theory) -> tuple[Matrix, Matrix]:
         row, value = _mixed_anomaly_row(theory, node, index)
         rows.append(row)
         values.append(value)
-    return (Matrix([[_sympy(x) for x in row] for row in rows]).reshape(len(rows), len(labels)),
-            Matrix([_sympy(v) for v in values]))
+    return (Matrix([[as_sympy(x) for x in row] for row in rows]).reshape(len(rows), len(labels)),
+            Matrix([as_sympy(v) for v in values]))
 
 
 def nearest_consistent_r(theory: Theory) -> Theory:
@@ -208,7 +209,7 @@ def nearest_consistent_r(theory: Theory) -> Theory:
     Raises DualisationError when the two sets of conditions cannot hold together.
     """
     constraints, target = constraint_system(theory)
-    encoded = Matrix([_sympy(r) for r in theory.field_r().values()])
+    encoded = Matrix([as_sympy(r) for r in theory.field_r().values()])
     _, pivots = constraints.T.rref()
     independent = constraints.extract(list(pivots), list(range(constraints.cols)))
     wanted = target.extract(list(pivots), [0])
