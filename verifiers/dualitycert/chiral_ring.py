@@ -15,8 +15,9 @@ Adjoints are counted as U(N) adjoints (their trace is a word).  A singlet labell
 part that Seiberg duality splits off an adjoint meson X of SU(N): in this U(N) count it belongs to X
 (and left with X when X was integrated out), so it and the W terms that carry it are left out.
 
-Preconditions (otherwise the obligation is not_applicable, saying which): every field has R > 0, so
-that the window holds finitely many words; every W term has R-charge exactly 2, so that the F-term
+Preconditions (otherwise the obligation is not_applicable, saying which): every closed walk of the
+quiver has R > 0 (a field may have R <= 0) and every free singlet has R > 0, so that the window holds
+finitely many words; every W term has R-charge exactly 2, so that the F-term
 relations are graded; and every singlet is a trace singlet (products of a free singlet with traces are
 multi-trace operators, outside a single-trace count).
 """
@@ -27,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations_with_replacement
+from math import lcm
 
 from sympy import QQ
 from sympy.polys.matrices import DomainMatrix
@@ -62,11 +64,48 @@ def ring_preconditions(theory: Theory) -> list[str]:
     traces = trace_singlets(theory)
     problems = [f"singlet {s.label} is not a trace singlet tr[X] (a free singlet makes multi-trace words)"
                 for s in theory.singlets if s.label not in traces]
-    problems += [f"{label} has R = {r} <= 0, so the window holds infinitely many words"
-                for label, r in theory.field_r().items() if r <= 0]
+    problems += [f"singlet {s.label} has R = {s.r_charge} <= 0, so the window holds infinitely many words"
+                 for s in theory.singlets if s.label not in traces and s.r_charge <= 0]
+    lowest = min_cycle_mean(theory)
+    if lowest is not None and lowest <= 0:
+        problems.append(f"a closed walk of the quiver has R <= 0 (least R per arrow round a cycle: {lowest}), "
+                        "so the window holds infinitely many words")
     problems += [f"W term {index} has R = {term_r_charge(theory, term)} != 2, so F-terms are not graded"
                  for index, term in enumerate(theory.superpotential) if term_r_charge(theory, term) != 2]
     return problems
+
+
+def min_cycle_mean(theory: Theory) -> Fraction | None:
+    """The least mean R per arrow over the quiver's cycles (Karp's algorithm, exact); None if acyclic."""
+    nodes, infinity = len(theory.ranks), None
+    least = [[Fraction(0)] * nodes] + [[infinity] * nodes for _ in range(nodes)]
+    for steps in range(1, nodes + 1):
+        for arrow in theory.arrows:
+            before = least[steps - 1][arrow.source]
+            if before is not None:
+                candidate = before + arrow.r_charge
+                current = least[steps][arrow.target]
+                least[steps][arrow.target] = candidate if current is None else min(current, candidate)
+    means = []
+    for node in range(nodes):
+        if least[nodes][node] is None:
+            continue
+        means.append(max((least[nodes][node] - least[k][node]) / (nodes - k)
+                         for k in range(nodes) if least[k][node] is not None))
+    return min(means) if means else None
+
+
+def descent(theory: Theory) -> dict[int, Fraction]:
+    """Per node, the least R of any walk leaving it (the empty walk included, so at most 0).
+
+    Finite when every cycle has R > 0 (Bellman-Ford); it bounds how far a walk's R can still fall, so a
+    walk whose R minus that fall already exceeds the window can be pruned.
+    """
+    fall = {node: Fraction(0) for node in theory.nodes}
+    for _ in theory.nodes:
+        for arrow in theory.arrows:
+            fall[arrow.source] = min(fall[arrow.source], arrow.r_charge + fall[arrow.target])
+    return fall
 
 
 def least_rotation(walk: tuple[str, ...]) -> tuple[str, ...]:
@@ -80,23 +119,31 @@ class _Paths:
     by_ends: dict[tuple[int, int], list[tuple[tuple[str, ...], Fraction]]]
 
     @classmethod
-    def up_to(cls, theory: Theory, bound: Fraction) -> _Paths:
-        by_ends: dict[tuple[int, int], list[tuple[tuple[str, ...], Fraction]]] = defaultdict(list)
+    def up_to(cls, theory: Theory, limits: dict[tuple[int, int], Fraction]) -> _Paths:
+        """Walks from s to t with R <= limits[(s, t)] (pairs not in ``limits`` are not kept)."""
+        # Integer arithmetic in units of the common denominator: exact, and far faster than Fractions.
+        unit = lcm(*(r.denominator for r in limits.values()), *(a.r_charge.denominator for a in theory.arrows))
+        keep = {ends: int(limit * unit) for ends, limit in limits.items()}
+        reach = max(keep.values(), default=0)
+        fall = {node: int(value * unit) for node, value in descent(theory).items()}
         outgoing = defaultdict(list)
         for arrow in theory.arrows:
-            outgoing[arrow.source].append(arrow)
+            outgoing[arrow.source].append((arrow.label, arrow.target, int(arrow.r_charge * unit)))
+        found: dict[tuple[int, int], list[tuple[tuple[str, ...], int]]] = defaultdict(list)
         for start in theory.nodes:
-            by_ends[(start, start)].append(((), Fraction(0)))
-            stack = [((), start, Fraction(0))]
+            found[(start, start)].append(((), 0))
+            stack = [((), start, 0)]
             while stack:
                 walk, node, charge = stack.pop()
-                for arrow in outgoing[node]:
-                    extended = charge + arrow.r_charge
-                    if extended <= bound:
-                        step = (*walk, arrow.label)
-                        by_ends[(start, arrow.target)].append((step, extended))
-                        stack.append((step, arrow.target, extended))
-        return cls(dict(by_ends))
+                for label, target, r in outgoing[node]:
+                    extended = charge + r
+                    if extended + fall[target] <= reach:
+                        step = (*walk, label)
+                        if extended <= keep.get((start, target), -1 - reach):
+                            found[(start, target)].append((step, extended))
+                        stack.append((step, target, extended))
+        by_ends = {ends: [(walk, Fraction(charge, unit)) for walk, charge in walks] for ends, walks in found.items()}
+        return cls(by_ends)
 
     def between(self, start: int, end: int) -> list[tuple[tuple[str, ...], Fraction]]:
         return self.by_ends.get((start, end), [])
@@ -136,13 +183,19 @@ def _word(singlets: tuple[str, ...], walk: tuple[str, ...]) -> Word:
 def words_and_relations(theory: Theory, bound: Fraction) -> tuple[dict[Fraction, set[Word]],
                                                                    dict[Fraction, list[Polynomial]]]:
     """Cyclic words and F-term relations with 0 < R <= bound, grouped by R-charge."""
-    paths = _Paths.up_to(theory, bound)
+    # Closed walks up to the window; for each arrow X, the walks closing dW/dX (R = 2 - R_X, below zero
+    # when R_X > 2, so a closing walk may exceed the window) up to the window minus that.
+    limits = {(node, node): bound for node in theory.nodes}
+    for arrow in theory.arrows:
+        ends = (arrow.source, arrow.target)
+        limits[ends] = max(limits.get(ends, bound - 2 + arrow.r_charge), bound - 2 + arrow.r_charge)
+    paths = _Paths.up_to(theory, limits)
     monomials = _singlet_monomials(theory, bound)
     words: dict[Fraction, set[Word]] = defaultdict(set)
     for node in theory.nodes:
         for walk, charge in paths.between(node, node):
             for singlets, extra in monomials:
-                if walk and charge + extra <= bound:
+                if walk and 0 < charge + extra <= bound:
                     words[charge + extra].add(_word(singlets, walk))
     for singlets, charge in monomials:
         if singlets:
