@@ -7,6 +7,7 @@ or text that breaks the reply schema.
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -18,6 +19,7 @@ from physvec.dualitycert_cli import main
 from physvec.runstore.transcript import EventType, Transcript, read_events
 from tests.verifiers.dualitycert.conftest import dp0_data
 from verifiers.dualitycert.dualize import dualize
+from verifiers.dualitycert.fixtures import Fixture, FixtureConfig, write_fixtures
 from verifiers.dualitycert.perturb import Perturbation, apply
 from verifiers.dualitycert.theory import Claim, parse_theory
 
@@ -135,17 +137,19 @@ def test_the_portfolio_pays_for_every_policy_it_tried():
     assert (combined.outcome, combined.tokens, combined.calls) == ("certified", 30, 2)
 
 
-def test_the_command_line_runs_a_policy_over_generated_fixtures_and_resumes(tmp_path, capsys, claims):
+def test_the_command_line_runs_a_policy_over_a_fixture_folder_and_resumes(tmp_path, capsys, claims):
+    claim, _ = claims
     fixtures, runs = tmp_path / "fixtures", tmp_path / "runs"
-    assert main(["generate-fixtures", "--per-class", "1", "--out", str(fixtures)]) == 0
-    count = len(json.loads((fixtures / "manifest.json").read_text())["fixtures"])
+    wrong = [Fixture("dp0", Perturbation("rank_perturb", "0", "+1"), claim, ("B.cubic_gauge_anomaly",)),
+             Fixture("dp0", Perturbation("drop_w_term", "0"), claim, ("chiral_ring",))]
+    write_fixtures(fixtures, FixtureConfig(), wrong, Counter())
     replies = tmp_path / "replies.json"
-    replies.write_text(json.dumps({"replies": [reply("no_change")] * count}))
+    replies.write_text(json.dumps({"replies": [reply("no_change")] * 2}))
     arguments = ["run-repair-loop", "--policy", "ss", "--model", f"scripted:{replies}", "--run-id", "r1",
                  "--fixtures", str(fixtures), "--runs-dir", str(runs)]
     assert main(arguments) == 0
-    assert f"0/{count} episodes certified" in capsys.readouterr().out
+    assert "0/2 episodes certified" in capsys.readouterr().out
     assert main(arguments) == 2
     assert "pass --resume" in capsys.readouterr().err
     assert main([*arguments, "--resume"]) == 0
-    assert len(RepairRun(runs / "r1").episodes.read()) == count
+    assert len(RepairRun(runs / "r1").episodes.read()) == 2

@@ -94,24 +94,29 @@ def _cell_fixtures(cell: SeedCell, rng: random.Random, config: FixtureConfig, at
     return fixtures
 
 
-def generate(config: FixtureConfig, folder: Path) -> dict:
-    """Write every fixture and the manifest into ``folder``; return the manifest."""
+def write_fixtures(folder: Path, config: FixtureConfig, fixtures: list[Fixture], attrition: Counter) -> dict:
+    """Each fixture as a file and the manifest naming them with their SHA-256; returns the manifest."""
     folder.mkdir(parents=True, exist_ok=True)
-    rng, attrition, seen = random.Random(config.seed), Counter(), set()
     entries = []
-    for cell in seed_cells():
-        for fixture in _cell_fixtures(cell, rng, config, attrition, seen):
-            text, file_name = fixture.to_json(), f"{len(entries):03d}_{fixture.cell}_{fixture.perturbation.kind}.json"
-            (folder / file_name).write_text(text)
-            entries.append({"file": file_name, "sha256": sha256(text), "cell": fixture.cell,
-                            "class": fixture.perturbation.kind, "perturbation": fixture.perturbation.name,
-                            "failed_obligations": list(fixture.failed)})
+    for fixture in fixtures:
+        text, file_name = fixture.to_json(), f"{len(entries):03d}_{fixture.cell}_{fixture.perturbation.kind}.json"
+        (folder / file_name).write_text(text)
+        entries.append({"file": file_name, "sha256": sha256(text), "cell": fixture.cell,
+                        "class": fixture.perturbation.kind, "perturbation": fixture.perturbation.name,
+                        "failed_obligations": list(fixture.failed)})
     config_text = json.dumps(asdict(config), sort_keys=True)
     manifest = {"config": asdict(config), "config_sha256": sha256(config_text), "fixtures": entries,
                 "attrition": {kind: {column: attrition[(kind, column)] for column in ("sampled", "kept", *DROP_REASONS)}
                               for kind in CLASSES}}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
+
+
+def generate(config: FixtureConfig, folder: Path) -> dict:
+    """Write every fixture the configuration makes, and the manifest, into ``folder``; return the manifest."""
+    rng, attrition, seen = random.Random(config.seed), Counter(), set()
+    fixtures = [fixture for cell in seed_cells() for fixture in _cell_fixtures(cell, rng, config, attrition, seen)]
+    return write_fixtures(folder, config, fixtures, attrition)
 
 
 def load_fixtures(folder: Path) -> list[tuple[str, Claim]]:
