@@ -1,0 +1,3 @@
+"""PHACT's deterministic physics engines: published equations with explicit units (a quantity's unit is
+in its name: _K, _M, _nM, _Hz, _m, ...).  No engine reads anything a model wrote except the free design
+values the structural contract lets through."""
