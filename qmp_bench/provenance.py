@@ -20,7 +20,7 @@ from qmp_bench.independent.hubbard import (
     single_particle_hamiltonian, trap,
 )
 from qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
-from qmp_bench.independent.quench import quench_magnetization
+from qmp_bench.independent.quench import quench_energy, quench_magnetization
 from qmp_bench.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
@@ -94,7 +94,8 @@ def noack1994_hubbard_ladder() -> IndependentValues:
 def _quench(L: int, h: float, time: float) -> IndependentValues:
     """Open L-qubit chain, H = -J sum ZZ - h sum X with J = 1, all-up state at ``time``: matrix exponential."""
     return IndependentValues({"magnetization": quench_magnetization(L, 1.0, h, time)}, {
-        "free spins precess": quench_magnetization(L, 0.0, h, time), "no field": 1.0})
+        "free spins precess": quench_magnetization(L, 0.0, h, time), "no field": 1.0,
+        "energy conserved": quench_energy(L, 1.0, h, time)})
 
 
 def _open_tfi_ground_energy(L: int, h: float) -> IndependentValues:
