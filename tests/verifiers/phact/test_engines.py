@@ -7,7 +7,7 @@ import math
 import pytest
 from Bio.SeqUtils import MeltingTemp
 
-from verifiers.phact.engines import dna, filters
+from verifiers.phact.engines import colloids, dna, drones, filters
 from verifiers.phact.engines import gravitational_waves as gw
 
 
@@ -75,3 +75,47 @@ def test_rc_cutoff_and_attenuation_closed_forms():
                                                      (9.5, "E24", 9.1), (9.7, "E12", 10.0)])
 def test_components_snap_to_the_nearest_preferred_value(value, series, snapped):
     assert filters.snap(value, series) == pytest.approx(snapped)
+
+
+@pytest.mark.parametrize("ionic_strength_M, debye_nm", [(0.010, 3.04), (0.150, 0.785)])
+def test_debye_length_at_25_c_matches_the_textbook_rule(ionic_strength_M, debye_nm):
+    # 1:1 electrolyte in water at 25 C: 1/kappa = 0.304 nm / sqrt(I / M) (Israelachvili, Intermolecular and Surface Forces, 3rd ed., ch. 14)
+    assert colloids.debye_length_m(ionic_strength_M, 298.15) * 1e9 == pytest.approx(debye_nm, rel=2e-3)
+
+
+def test_water_permittivity_at_25_c_is_78_3():
+    assert colloids.water_permittivity(298.15) == pytest.approx(78.30, abs=0.02)
+
+
+def test_hamaker_constants_across_water_fall_in_the_tabulated_ranges():
+    # Israelachvili 3rd ed., ch. 13 (media interacting across water): hydrocarbons 0.3-0.5e-20 J,
+    # fused quartz about 0.6e-20 J; alumina is stronger and polystyrene in between.
+    assert 0.3e-20 <= colloids.hamaker_in_water_J("hydrocarbon", 298.15) <= 0.5e-20
+    assert 0.5e-20 <= colloids.hamaker_in_water_J("fused_silica", 298.15) <= 0.7e-20
+    assert colloids.hamaker_in_water_J("fused_silica", 298.15) < colloids.hamaker_in_water_J("polystyrene", 298.15) \
+        < colloids.hamaker_in_water_J("alumina", 298.15)
+
+
+def test_salt_screens_the_barrier_and_unknown_materials_are_outside_competence():
+    barriers = [colloids.barrier_kT(100e-9, "polystyrene", -0.03, salt, 298.15) for salt in (0.001, 0.01, 0.1, 0.5)]
+    assert barriers == sorted(barriers, reverse=True) and barriers[0] > 0
+    assert colloids.barrier_kT(100e-9, "polystyrene", 0.0, 0.01, 298.15) == 0.0, "no charge, no barrier"
+    with pytest.raises(colloids.OutsideCompetence):
+        colloids.hamaker_in_water_J("unobtainium", 298.15)
+    with pytest.raises(colloids.OutsideCompetence):
+        colloids.barrier_kT(100e-9, "polystyrene", -0.2, 0.01, 298.15)
+
+
+def test_a_drone_in_still_air_needs_no_roll_and_exactly_its_weight():
+    calm = drones.crosswind(2.0, 40.0, 30.0, 1.225, 1.0, 0.05, 0.0, 10.0)
+    assert calm.roll_needed_deg == 0.0 and calm.drift_m == 0.0
+    assert calm.thrust_needed_N == pytest.approx(2.0 * drones.STANDARD_GRAVITY_M_PER_S2)
+
+
+def test_crosswind_roll_and_drift_follow_their_closed_forms():
+    # drag 1/2 x 1.2 x 1.0 x 0.1 x 20^2 = 24 N against a weight of 1 x g
+    windy = drones.crosswind(1.0, 40.0, 30.0, 1.2, 1.0, 0.1, 20.0, 4.0)
+    assert windy.drag_N == pytest.approx(24.0)
+    assert windy.roll_needed_deg == pytest.approx(math.degrees(math.atan(24.0 / drones.STANDARD_GRAVITY_M_PER_S2)))
+    uncancelled = 24.0 - drones.STANDARD_GRAVITY_M_PER_S2 * math.tan(math.radians(30.0))
+    assert windy.drift_m == pytest.approx(0.5 * uncancelled * 16.0)
