@@ -1,0 +1,123 @@
+"""Each PHACT domain as a dependency graph: input nodes, derived nodes (engine functions of their
+parents) and the quantities a goal may constrain.
+
+A goal decides which inputs are bound (fixed by the goal file) and which are free (the only values a
+design may write); the graph is the same for every goal of a domain, so the path from any input to any
+outcome is known to code, never to the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from verifiers.phact.engines import colloids, dna, drones, filters
+from verifiers.phact.engines import gravitational_waves as gw
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A derived node: ``function`` of the named parent nodes."""
+
+    name: str
+    parents: tuple[str, ...]
+    function: Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    inputs: dict[str, str]
+    """input name -> what it is, with its unit"""
+    derived: tuple[Derived, ...]
+
+    def graph(self) -> nx.DiGraph:
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.inputs, role="input")
+        for node in self.derived:
+            graph.add_node(node.name, role="derived")
+            graph.add_edges_from((parent, node.name) for parent in node.parents)
+        return graph
+
+    @property
+    def quantities(self) -> set[str]:
+        return set(self.inputs) | {node.name for node in self.derived}
+
+    def evaluate(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Every node's value from the inputs, in dependency order (OutsideCompetence propagates)."""
+        known = dict(values)
+        by_name = {node.name: node for node in self.derived}
+        for name in nx.topological_sort(self.graph()):
+            if name in by_name:
+                node = by_name[name]
+                known[name] = node.function(*(known[parent] for parent in node.parents))
+        return known
+
+
+def _crosswind_field(field: str) -> Callable[..., float]:
+    def compute(*arguments: float) -> float:
+        return float(getattr(drones.crosswind(*arguments), field))
+    return compute
+
+
+DRONE_INPUTS = ("mass_kg", "max_thrust_N", "max_roll_deg", "air_density_kg_per_m3", "drag_coefficient",
+                "frontal_area_m2", "wind_m_per_s", "transit_s")
+
+DOMAINS = {
+    "dna": Domain("dna", {
+        "sequence": "one strand, 5' to 3' (A, C, G, T)",
+        "strand_total_M": "total strand concentration C_T, mol/L",
+        "sodium_M": "Na+ concentration, mol/L",
+    }, (
+        Derived("melting_temperature_C", ("sequence", "strand_total_M", "sodium_M"),
+                lambda s, c, na: dna.melting_temperature_K(s, c, na) - dna.KELVIN_AT_0C),
+        Derived("dG37_kcal_per_mol", ("sequence",), lambda s: dna.duplex(s).dG_kcal_per_mol()),
+    )),
+    "inspiral": Domain("inspiral", {
+        "m1_msun": "primary mass, solar masses",
+        "m2_msun": "secondary mass, solar masses",
+        "distance_Mpc": "luminosity distance, Mpc",
+        "gw_frequency_Hz": "gravitational-wave frequency, Hz",
+        "separation_m": "orbital separation, m",
+    }, (
+        Derived("chirp_mass_msun", ("m1_msun", "m2_msun"), gw.chirp_mass_msun),
+        Derived("total_mass_msun", ("m1_msun", "m2_msun"), lambda a, b: a + b),
+        Derived("isco_frequency_Hz", ("total_mass_msun",), gw.isco_gw_frequency_Hz),
+        Derived("strain", ("chirp_mass_msun", "gw_frequency_Hz", "distance_Mpc"), gw.strain_amplitude),
+        Derived("merger_time_s", ("m1_msun", "m2_msun", "separation_m"), gw.merger_time_s),
+    )),
+    "rc_filter": Domain("rc_filter", {
+        "kind": "low_pass or high_pass",
+        "resistance_ohm": "resistance, ohm",
+        "capacitance_F": "capacitance, farad",
+        "signal_Hz": "frequency of the signal to pass or reject, Hz",
+    }, (
+        Derived("cutoff_Hz", ("resistance_ohm", "capacitance_F"), filters.cutoff_Hz),
+        Derived("attenuation_dB", ("kind", "cutoff_Hz", "signal_Hz"), filters.attenuation_dB),
+    )),
+    "colloid": Domain("colloid", {
+        "material": "particle material (dielectric data needed)",
+        "radius_m": "particle radius, m",
+        "zeta_V": "zeta potential, V",
+        "ionic_strength_M": "1:1 electrolyte ionic strength, mol/L",
+        "temperature_K": "temperature, K",
+    }, (
+        Derived("debye_length_m", ("ionic_strength_M", "temperature_K"), colloids.debye_length_m),
+        Derived("barrier_kT", ("radius_m", "material", "zeta_V", "ionic_strength_M", "temperature_K"),
+                colloids.barrier_kT),
+    )),
+    "drone": Domain("drone", {
+        "mass_kg": "take-off mass, kg",
+        "max_thrust_N": "total available thrust, N",
+        "max_roll_deg": "roll limit, degrees",
+        "air_density_kg_per_m3": "air density, kg/m^3",
+        "drag_coefficient": "drag coefficient (dimensionless)",
+        "frontal_area_m2": "area facing the wind, m^2",
+        "wind_m_per_s": "steady crosswind, m/s",
+        "transit_s": "time spent crossing the corridor, s",
+    }, tuple(Derived(field, DRONE_INPUTS, _crosswind_field(field))
+             for field in ("drag_N", "roll_needed_deg", "thrust_needed_N", "drift_m", "thrust_margin"))),
+}
