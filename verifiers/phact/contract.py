@@ -13,128 +13,19 @@ box achieves still misses it); unknown when the engine is outside its competence
 
 from __future__ import annotations
 
-import itertools
 import json
-import math
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import networkx as nx
-import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from scipy.optimize import minimize
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
-from verifiers.phact.domains import DOMAINS, Domain
+from verifiers.phact.domains import Domain
 from verifiers.phact.engines.colloids import OutsideCompetence
 from verifiers.phact.engines.dna import SequenceError
+from verifiers.phact.schema import Design, Goal, meets
+from verifiers.phact.search import SEARCH, best_value
 
 VERIFIER = "phact"
-GRID_POINTS = 17
-"""Points per continuous free input in the impossibility search (then refined locally)."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class FreeInput(_Strict):
-    """A free input: a closed interval [min, max], or a list of choices."""
-
-    min: float | None = None
-    max: float | None = None
-    choices: list[Any] | None = None
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> FreeInput:
-        interval = self.min is not None and self.max is not None
-        if interval == (self.choices is not None) or (interval and not self.min <= self.max):
-            raise ValueError("give either min <= max or a non-empty list of choices")
-        if self.choices is not None and not self.choices:
-            raise ValueError("choices must not be empty")
-        return self
-
-    def admits(self, value: Any) -> bool:
-        if self.choices is not None:
-            return value in self.choices
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and self.min <= value <= self.max
-
-
-class Target(_Strict):
-    quantity: str
-    op: Literal[">=", "<=", "=="]
-    value: float
-
-
-class Goal(_Strict):
-    id: str
-    domain: str
-    kind: Literal["design", "verification"] = "design"
-    statement: str = ""
-    bound: dict[str, Any]
-    free: dict[str, FreeInput] = Field(default_factory=dict)
-    targets: list[Target] = Field(min_length=1)
-    tolerance: float = Field(ge=0)
-    impossible_because: str = ""
-    """for goals written to be impossible: the physical reason (documentation, never read by the engine)"""
-
-
-class Design(_Strict):
-    goal: str
-    values: dict[str, Any]
-    claims_impossible: bool = False
-
-
-class MalformedInput(ValueError):
-    """A goal or design file that cannot be read; the message names the field."""
-
-
-def _problems(error: ValidationError, prefix: str) -> list[str]:
-    return [f"{prefix}{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()]
-
-
-def parse_goal(data: Any) -> tuple[Goal, Domain]:
-    try:
-        goal = Goal.model_validate(data)
-    except ValidationError as error:
-        raise MalformedInput("; ".join(_problems(error, "goal."))) from None
-    if goal.domain not in DOMAINS:
-        raise MalformedInput(f"goal.domain: unknown domain {goal.domain!r} (known: {', '.join(sorted(DOMAINS))})")
-    domain = DOMAINS[goal.domain]
-    problems = [f"goal.bound.{name}: not an input of {domain.name}" for name in goal.bound if name not in domain.inputs]
-    problems += [f"goal.free.{name}: not an input of {domain.name}" for name in goal.free if name not in domain.inputs]
-    problems += [f"goal.free.{name}: also bound" for name in goal.free if name in goal.bound]
-    problems += [f"goal: input {name} is neither bound nor free" for name in domain.inputs
-                 if name not in goal.bound and name not in goal.free]
-    problems += [f"goal.targets.{i}.quantity: {t.quantity!r} is not a quantity of {domain.name}"
-                 for i, t in enumerate(goal.targets) if t.quantity not in domain.quantities]
-    if problems:
-        raise MalformedInput("; ".join(problems))
-    return goal, domain
-
-
-def parse_design(data: Any) -> Design:
-    try:
-        return Design.model_validate(data)
-    except ValidationError as error:
-        raise MalformedInput("; ".join(_problems(error, "design."))) from None
-
-
-def read_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except OSError as error:
-        raise MalformedInput(f"{what} {path}: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise MalformedInput(f"{what} {path}: not JSON ({error.msg} at line {error.lineno})") from None
-
-
-def meets(target: Target, value: float, tolerance: float) -> bool:
-    if target.op == ">=":
-        return value >= target.value - tolerance
-    if target.op == "<=":
-        return value <= target.value + tolerance
-    return abs(value - target.value) <= tolerance
 
 
 def contract_obligations(goal: Goal, design: Design) -> list[Obligation]:
@@ -162,60 +53,6 @@ def target_obligations(goal: Goal, values: dict[str, Any]) -> list[Obligation]:
             for t in goal.targets]
 
 
-def _free_points(goal: Goal) -> list[dict[str, Any]]:
-    """A deterministic grid over the free box: choices enumerated, intervals sampled (log-spaced when
-    positive and wider than a decade)."""
-    axes = []
-    for name, free in sorted(goal.free.items()):
-        if free.choices is not None:
-            axes.append([(name, choice) for choice in free.choices])
-        elif free.min > 0 and free.max / free.min > 10:
-            axes.append([(name, float(v)) for v in np.geomspace(free.min, free.max, GRID_POINTS)])
-        else:
-            axes.append([(name, float(v)) for v in np.linspace(free.min, free.max, GRID_POINTS)])
-    return [dict(point) for point in itertools.product(*axes)] if axes else [{}]
-
-
-def _best(goal: Goal, domain: Domain, target: Target) -> tuple[float, dict[str, Any]]:
-    """The most favourable value of the target's quantity over the free box (grid, then local refinement)."""
-    sign = -1.0 if target.op == ">=" else 1.0
-    if target.op == "==":
-        def score(value: float) -> float:
-            return abs(value - target.value)
-    else:
-        def score(value: float) -> float:
-            return sign * value
-
-    def quantity(point: dict[str, Any]) -> float:
-        return float(domain.evaluate({**goal.bound, **point})[target.quantity])
-
-    best_point, best_value = None, math.nan
-    for point in _free_points(goal):
-        try:
-            value = quantity(point)
-        except (OutsideCompetence, SequenceError, ValueError, ZeroDivisionError):
-            continue
-        if best_point is None or score(value) < score(best_value):
-            best_point, best_value = point, value
-    if best_point is None:
-        raise OutsideCompetence("the engine cannot evaluate any design in the free box")
-    continuous = [n for n in sorted(goal.free) if goal.free[n].choices is None]
-    if continuous:
-        fixed = {n: v for n, v in best_point.items() if n not in continuous}
-
-        def objective(x: np.ndarray) -> float:
-            try:
-                return score(quantity({**fixed, **dict(zip(continuous, map(float, x), strict=True))}))
-            except (OutsideCompetence, SequenceError, ValueError, ZeroDivisionError):
-                return math.inf
-        refined = minimize(objective, [best_point[n] for n in continuous], method="Powell",
-                           bounds=[(goal.free[n].min, goal.free[n].max) for n in continuous])
-        if np.isfinite(refined.fun) and refined.fun < score(best_value):
-            best_point = {**fixed, **dict(zip(continuous, map(float, refined.x), strict=True))}
-            best_value = quantity(best_point)
-    return best_value, best_point
-
-
 def impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     """An engine-made certificate that no design in the free box meets some target, or None."""
     graph = domain.graph()
@@ -227,11 +64,11 @@ def impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
                 return {"target": target.model_dump(), "reason": "the bound inputs alone fix this quantity",
                         "value": value}
             continue
-        best, where = _best(goal, domain, target)
+        best, where = best_value(goal, domain, target)
         if not meets(target, best, goal.tolerance):
             return {"target": target.model_dump(), "reason": "no design in the free box reaches it",
                     "best_achievable": best, "at": where, "free_inputs_on_path": sorted(depends),
-                    "search": f"grid of {GRID_POINTS} points per interval, choices enumerated, Powell refinement"}
+                    "search": SEARCH}
     return None
 
 

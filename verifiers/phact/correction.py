@@ -18,8 +18,8 @@ import networkx as nx
 import numpy as np
 from scipy.optimize import brentq
 
-from verifiers.phact.contract import Goal, Target, meets
 from verifiers.phact.domains import Domain
+from verifiers.phact.schema import Goal, Target, meets
 
 STEPS = 60
 

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from verifiers.certificate import Verdict
-from verifiers.phact.contract import Design, MalformedInput, certify, parse_goal
+from verifiers.phact.contract import certify
+from verifiers.phact.schema import Design, MalformedInput, parse_goal
 
 LOW_PASS = {
     "id": "mains-hum-filter", "domain": "rc_filter",

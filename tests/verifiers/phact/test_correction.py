@@ -7,7 +7,7 @@ import math
 import pytest
 
 from tests.verifiers.phact.test_contract import LOW_PASS
-from verifiers.phact.contract import parse_goal
+from verifiers.phact.schema import parse_goal
 from verifiers.phact.correction import _crossing, correct, feedback
 
 

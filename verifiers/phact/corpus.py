@@ -1,0 +1,19 @@
+"""The goal corpus shipped with PHACT: verifiers/phact/goals/<domain>/<id>.json, written by us."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verifiers.phact.domains import Domain
+from verifiers.phact.schema import Goal, parse_goal, read_json
+
+GOAL_FOLDER = Path(__file__).parent / "goals"
+
+
+def corpus(domain: str | None = None) -> list[tuple[Path, Goal, Domain]]:
+    """Every goal file of one domain (or all), parsed."""
+    found = []
+    for path in sorted(GOAL_FOLDER.glob(f"{domain or '*'}/*.json")):
+        goal, engine = parse_goal(read_json(path, "goal"))
+        found.append((path, goal, engine))
+    return found
