@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from physvec.display import print_certificate
 from verifiers.certificate import Verdict
@@ -54,10 +53,9 @@ def _certify(arguments: argparse.Namespace) -> int:
 def _goals(arguments: argparse.Namespace) -> int:
     if arguments.domain is not None and arguments.domain not in DOMAINS:
         raise MalformedInput(f"--domain: unknown domain {arguments.domain!r} (known: {', '.join(sorted(DOMAINS))})")
-    table = Table("domain", "goal", "kind", "written impossible", "statement", title="PHACT goals")
     for _, goal, _ in corpus(arguments.domain):
-        table.add_row(goal.domain, goal.id, goal.kind, "yes" if goal.impossible_because else "", goal.statement)
-    Console().print(table)
+        written = "written impossible" if goal.impossible_because else "feasible"
+        print(f"{goal.domain:<10} {goal.id:<34} {goal.kind:<13} {written}\n           {goal.statement}")
     return 0
 
 

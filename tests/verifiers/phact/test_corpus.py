@@ -1,0 +1,36 @@
+"""The goal corpus: every goal written impossible gets an engine impossibility certificate, and every
+feasible goal has a design the engine certifies, found by the search here (no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifiers.certificate import Verdict
+from verifiers.phact.contract import certify
+from verifiers.phact.corpus import corpus
+from verifiers.phact.schema import Design
+from verifiers.phact.search import find_design
+
+GOALS = corpus()
+
+
+def test_the_corpus_covers_every_domain_with_feasible_and_impossible_goals():
+    for domain in ("dna", "inspiral", "rc_filter", "colloid", "drone"):
+        kinds = {bool(goal.impossible_because) for _, goal, _ in GOALS if goal.domain == domain}
+        assert kinds == {True, False}, domain
+
+
+@pytest.mark.parametrize("path, goal, domain", [g for g in GOALS if not g[1].impossible_because], ids=lambda v: getattr(v, "id", ""))
+def test_a_feasible_goal_has_a_design_the_engine_certifies(path, goal, domain):
+    design = find_design(goal, domain) if goal.free else {}
+    assert design is not None, f"{path.name}: the search found no design"
+    assert certify(goal, domain, Design(goal=goal.id, values=design)).verdict is Verdict.CERTIFIED
+
+
+@pytest.mark.parametrize("path, goal, domain", [g for g in GOALS if g[1].impossible_because], ids=lambda v: getattr(v, "id", ""))
+def test_an_impossible_goal_gets_an_engine_impossibility_certificate(path, goal, domain):
+    attempt = {name: (free.choices[0] if free.choices else free.max) for name, free in goal.free.items()}
+    certificate = certify(goal, domain, Design(goal=goal.id, values=attempt))
+    assert certificate.verdict is Verdict.IMPOSSIBLE, path.name
+    assert certificate.impossibility["reason"] in ("the bound inputs alone fix this quantity",
+                                                   "no design in the free box reaches it")
