@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.finite import non_finite_paths
+from verifiers.programming.properties import hermiticity_problem
 
 _SYNTHETIC = {int: 4, float: 1.0, bool: True, complex: 1.0 + 0.0j}
 SCRIPT_MODULE = "physvec_script_under_test"
@@ -190,6 +191,8 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
     bad = non_finite_paths(value, "return value")
     if result["status"] == "passed" and bad:
         result.update(status="failed", phase="finite", error=f"non-finite numbers at {', '.join(bad[:5])}")
+    if result["status"] == "passed" and role == "hamiltonian" and (problem := hermiticity_problem(value)):
+        result.update(status="failed", phase="hermiticity", error=problem)
     result["seconds"] = round(time.monotonic() - started, 3)
     _write(report, result)
 
