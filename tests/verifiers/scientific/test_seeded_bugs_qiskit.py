@@ -58,8 +58,9 @@ SEEDS = {
 }
 
 
-IN_THE_DEFAULT_RUN = ("correct script", "Trotter step too large for the tolerance")
-"""Each full run takes about 23 s; the other seeds are heavy tests, run by benchmarks/seeded_physics_bugs.py."""
+IN_THE_DEFAULT_RUN = ("correct script",)
+"""Each full run takes about 23 s; the seeded bugs are heavy tests, run by benchmarks/seeded_physics_bugs.py
+(the default run keeps the false-alarm guard)."""
 
 
 def caught_by_its_check(folder: Path, seed: str) -> tuple[bool, dict[str, str]]:
