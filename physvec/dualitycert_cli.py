@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     dual.add_argument("--node", type=int, required=True, help="index of the node to dualise")
     generate_parser = commands.add_parser("generate-fixtures", help="perturbed seed duals that must fail, with a manifest")
     generate_parser.add_argument("--seed", type=int, default=0, help="seed of the candidate sampling (default 0)")
-    generate_parser.add_argument("--per-class", type=int, default=3, help="candidates per class and seed cell")
+    generate_parser.add_argument("--per-class", type=int, default=3, help="candidates per class and seed cell (0: all of them)")
     generate_parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
     repair = commands.add_parser("run-repair-loop", help="a model repairs every fixture under one policy")
     repair.add_argument("--policy", required=True, choices=[*POLICIES, "portfolio"])
@@ -89,8 +89,8 @@ def _dualize(arguments: argparse.Namespace) -> int:
 
 
 def _generate(arguments: argparse.Namespace) -> int:
-    if arguments.per_class < 1:
-        raise MalformedTheory(["--per-class must be at least 1"])
+    if arguments.per_class < 0:
+        raise MalformedTheory(["--per-class must be 0 (every candidate) or more"])
     manifest = generate(FixtureConfig(seed=arguments.seed, per_class=arguments.per_class), arguments.out)
     table = Table("class", *manifest["attrition"]["drop_w_term"], title=f"{len(manifest['fixtures'])} fixtures")
     for kind, row in manifest["attrition"].items():

@@ -1,7 +1,7 @@
 """Benchmark fixtures: wrong duality claims made deterministically from the seed cells.
 
 For each seed cell the certified dual B is perturbed at depth 1 (perturb.py).  A seeded random number
-generator picks up to ``per_class`` candidates of each class; a candidate becomes a fixture only if the
+generator picks up to ``per_class`` candidates of each class (0: every candidate, an exhaustive scan); a candidate becomes a fixture only if the
 seed pair certifies, the perturbed theory is well formed, the perturbed pair fails at interaction
 strictness, and no earlier fixture has the same B.  A cell whose dual is isomorphic to A (a self-dual
 node) gives no fixture: the copy guard would refuse its correct repair.  Every candidate that does not become a fixture is
@@ -69,7 +69,8 @@ def _cell_fixtures(cell: SeedCell, rng: random.Random, config: FixtureConfig, at
     self_dual = is_copy_of(dual, electric)
     fixtures = []
     for kind, pool in candidates(dual).items():
-        for perturbation in rng.sample(pool, min(config.per_class, len(pool))):
+        chosen = len(pool) if config.per_class == 0 else min(config.per_class, len(pool))
+        for perturbation in rng.sample(pool, chosen):
             attrition[(kind, "sampled")] += 1
             perturbed = apply(dual, perturbation)
             reason = None
