@@ -3,7 +3,7 @@
 Runs each backend's reference script (every obligation must hold), then each injected fault of
 tests/verifiers/programming/faults.py, through one verification round and prints whether the fault was
 localised to the right function (unit test and integration), with wall times.
-The test suite runs Qiskit's matrix; NetKet's, TeNPy's and PySCF's take minutes and run here.
+The test suite runs two Qiskit faults; the rest of Qiskit's matrix and NetKet's, TeNPy's and PySCF's run here.
 
     python benchmarks/fault_localisation.py [backend ...]
 """
