@@ -91,30 +91,37 @@ def _collapse(walk: tuple[str, ...], node: int, arrows: dict[str, Arrow]) -> tup
     return tuple(collapsed)
 
 
-def _trace_singlets(fields: list[Arrow], electric: dict[str, Arrow]) -> list[Singlet]:
-    """A meson with both ends on node j is N_j x conj(N_j) = adjoint + singlet: the singlet, same R."""
-    return [Singlet(label=trace_label(a.label), r_charge=a.r_charge) for a in fields
-            if a.is_adjoint and a.label not in electric]
+def _passes(theory: Theory, node: int) -> tuple[list[Arrow], list[Arrow]]:
+    """The arrows into ``node`` and out of it (no adjoint is at a node that can be dualised)."""
+    return ([a for a in theory.arrows if a.target == node], [a for a in theory.arrows if a.source == node])
 
 
-def _dual_fields(theory: Theory, node: int) -> tuple[list[Arrow], dict[str, Arrow]]:
-    incoming = [a for a in theory.arrows if a.target == node]
-    outgoing = [a for a in theory.arrows if a.source == node]
+def _mesons(theory: Theory, node: int) -> list[Arrow]:
+    incoming, outgoing = _passes(theory, node)
+    return [Arrow(label=meson_label(a.label, b.label), source=a.source, target=b.target,
+                  r_charge=a.r_charge + b.r_charge) for a in incoming for b in outgoing]
+
+
+def _dual_fields(theory: Theory, node: int) -> list[Arrow]:
+    incoming, outgoing = _passes(theory, node)
     fields = [a for a in theory.arrows if node not in (a.source, a.target)]
     fields += [Arrow(label=dual_label(a.label), source=a.target, target=a.source, r_charge=1 - a.r_charge)
                for a in (*incoming, *outgoing)]
-    fields += [Arrow(label=meson_label(a.label, b.label), source=a.source, target=b.target,
-                     r_charge=a.r_charge + b.r_charge) for a in incoming for b in outgoing]
-    return fields, {a.label: a for a in theory.arrows}
+    return fields + _mesons(theory, node)
 
 
-def _dual_superpotential(theory: Theory, node: int, electric: dict[str, Arrow]) -> dict[Cyclic, Fraction]:
+def _trace_singlets(theory: Theory, node: int) -> list[Singlet]:
+    """A meson with both ends on node j is N_j x conj(N_j) = adjoint + singlet: the singlet, same R."""
+    return [Singlet(label=trace_label(m.label), r_charge=m.r_charge) for m in _mesons(theory, node) if m.is_adjoint]
+
+
+def _dual_superpotential(theory: Theory, node: int) -> dict[Cyclic, Fraction]:
+    electric = {a.label: a for a in theory.arrows}
     terms: dict[Cyclic, Fraction] = defaultdict(Fraction)
     for term in theory.superpotential:
         walk, singlets = _cyclic(theory, term.factors)
         terms[(least_rotation(_collapse(walk, node, electric)), singlets)] += term.coefficient
-    incoming = [a for a in theory.arrows if a.target == node]
-    outgoing = [a for a in theory.arrows if a.source == node]
+    incoming, outgoing = _passes(theory, node)
     for a in incoming:
         for b in outgoing:
             meson, quarks = meson_label(a.label, b.label), (dual_label(b.label), dual_label(a.label))
@@ -225,8 +232,8 @@ def nearest_consistent_r(theory: Theory) -> Theory:
 def dualize(theory: Theory, node: int) -> Theory:
     """The Seiberg dual of ``theory`` on ``node``, in the seed schema."""
     rank = dual_rank(theory, node)
-    fields, electric = _dual_fields(theory, node)
-    terms = _dual_superpotential(theory, node, electric)
+    fields = _dual_fields(theory, node)
+    terms = _dual_superpotential(theory, node)
     massive: set[str] = set()
     while (mass := _mass_term(terms)) is not None:
         massive.update(mass[0][0])
@@ -236,7 +243,7 @@ def dualize(theory: Theory, node: int) -> Theory:
         node_labels=theory.node_labels,
         ranks=tuple(rank if n == node else r for n, r in enumerate(theory.ranks)),
         arrows=tuple(a for a in fields if a.label not in massive),
-        singlets=(*theory.singlets, *_trace_singlets(fields, electric)),
+        singlets=(*theory.singlets, *_trace_singlets(theory, node)),
         superpotential=tuple(Term(coefficient=c, factors=walk + singlets) for (walk, singlets), c in terms.items()),
         u1_globals=theory.u1_globals)
     return nearest_consistent_r(dual)
