@@ -6,8 +6,10 @@ fundamental of SU(N_i) times the antifundamental of SU(N_j); i -> i is the adjoi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from verifiers.dualitycert.theory import Arrow, Theory
 
@@ -68,12 +70,16 @@ def field_dimension(theory: Theory, arrow: Arrow) -> int:
     return theory.ranks[arrow.source] * theory.ranks[arrow.target]
 
 
-def r_trace(theory: Theory, power: int) -> Fraction:
-    """Tr R^power over fermions: gauginos (R = 1) plus chiral fermions (R - 1), singlets included."""
-    gauginos = sum(rank ** 2 - 1 for rank in theory.ranks)
-    chirals = sum(field_dimension(theory, arrow) * (arrow.r_charge - 1) ** power for arrow in theory.arrows)
-    singlets = sum((singlet.r_charge - 1) ** power for singlet in theory.singlets)
-    return Fraction(gauginos) + chirals + singlets
+def r_trace(theory: Theory, power: int, charges: Sequence[Any] | None = None) -> Any:
+    """Tr R^power over fermions: gauginos (R = 1) plus chiral fermions (R - 1), singlets included.
+
+    ``charges`` replaces the encoded R-charges, in the order of ``theory.field_r()`` (a-maximisation
+    passes sympy expressions); by default the trace is an exact Fraction of the encoded ones.
+    """
+    values = list(theory.field_r().values()) if charges is None else list(charges)
+    dims = [field_dimension(theory, arrow) for arrow in theory.arrows] + [1] * len(theory.singlets)
+    gauginos = Fraction(sum(rank ** 2 - 1 for rank in theory.ranks))
+    return gauginos + sum(d * (r - 1) ** power for d, r in zip(dims, values, strict=True))
 
 
 def central_charges(theory: Theory) -> tuple[Fraction, Fraction]:

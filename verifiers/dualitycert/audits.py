@@ -14,7 +14,7 @@ import numpy as np
 from sympy import Expr, Matrix, Rational, lambdify, symbols
 
 from verifiers.certificate import Obligation, Outcome
-from verifiers.dualitycert.anomalies import central_charges, field_dimension, r_trace
+from verifiers.dualitycert.anomalies import central_charges, r_trace
 from verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
 from verifiers.dualitycert.dualize import as_sympy, constraint_system
 from verifiers.dualitycert.theory import Theory
@@ -83,11 +83,7 @@ def _numerical_maximum(theory: Theory, trial: Expr, t: tuple, encoded: Matrix, d
 
 def _trial_a(theory: Theory, charges: Matrix) -> Expr:
     """3/32 (3 Tr R^3 - Tr R) with the fields' R-charges replaced by ``charges`` (sympy expressions)."""
-    gauginos = sum(rank ** 2 - 1 for rank in theory.ranks)
-    dims = [field_dimension(theory, arrow) for arrow in theory.arrows] + [1] * len(theory.singlets)
-    linear = gauginos + sum(d * (charges[i] - 1) for i, d in enumerate(dims))
-    cubic = gauginos + sum(d * (charges[i] - 1) ** 3 for i, d in enumerate(dims))
-    return Rational(3, 32) * (3 * cubic - linear)
+    return Rational(3, 32) * (3 * r_trace(theory, 3, list(charges)) - r_trace(theory, 1, list(charges)))
 
 
 def unitarity(theory: Theory, side: str, level: int) -> Obligation:
