@@ -91,9 +91,9 @@ def certify(goal: Goal, domain: Domain, design: Design) -> Certificate:
         if any(o.outcome is Outcome.FAILED for o in obligations) or design.claims_impossible:
             proof = impossibility(goal, domain)
     except (OutsideCompetence, SequenceError) as error:
-        obligations.append(Obligation(name="engine_competence", category="competence", outcome=Outcome.UNKNOWN,
-                                      message=str(error)))
         # outside competence nothing is certified: only the contract's failures stand beside "unknown"
-        obligations = [o for o in obligations if o.outcome is Outcome.FAILED] + [obligations[-1]]
+        outside = Obligation(name="engine_competence", category="competence", outcome=Outcome.UNKNOWN,
+                             message=str(error))
+        obligations = [o for o in obligations if o.outcome is Outcome.FAILED] + [outside]
     return Certificate(verifier=VERIFIER, subject_digest=subject, obligations=tuple(obligations),
                        impossibility=proof, summary=summary)
