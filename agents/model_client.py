@@ -6,6 +6,8 @@
 - A per-run token budget stops the run cleanly (BudgetExhausted) before a call that would exceed it.
 - A resumed run serves a call that had already completed from the record: the key is the graph
   step, the request hash and the call's ordinal among identical requests of that step.
+- A call may offer tools (OpenAI function schemas); the reply's tool calls are recorded with its text,
+  so a resumed or replayed run sees the same calls.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from physvec.runstore.transcript import EventType, Transcript
@@ -66,11 +69,34 @@ class RetryPolicy:
         return min(self.base_delay_s * 2**attempt, self.max_delay_s)
 
 
-def request_hash(role: str, messages: Sequence[BaseMessage], temperature: float | None = None) -> str:
-    """A stable hash of what was asked: the role, each message's type and text, and any temperature."""
-    payload = json.dumps([role, [(message.type, message.content) for message in messages], temperature],
-                         sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
+ToolSchema = dict[str, Any]
+"""An OpenAI function-tool schema: {"type": "function", "function": {"name", "description", "parameters"}}."""
+
+
+def _message_record(message: BaseMessage) -> dict[str, Any]:
+    """A message as the transcript and the request hash see it (tool calls only where there are any)."""
+    record: dict[str, Any] = {"type": message.type, "content": message.content}
+    if getattr(message, "tool_calls", None):
+        record["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in message.tool_calls]
+    if getattr(message, "tool_call_id", None):
+        record["tool_call_id"] = message.tool_call_id
+    return record
+
+
+def request_hash(role: str, messages: Sequence[BaseMessage], temperature: float | None = None,
+                 tools: Sequence[ToolSchema] = ()) -> str:
+    """A stable hash of what was asked: the role, each message (with its tool calls), any temperature and tools."""
+    def hashed(message: BaseMessage) -> list[Any]:
+        extras = {k: v for k, v in _message_record(message).items() if k not in ("type", "content")}
+        return [message.type, message.content, extras] if extras else [message.type, message.content]
+    asked: list[Any] = [role, [hashed(m) for m in messages], temperature]
+    if tools:
+        asked.append(list(tools))
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+def _text(reply: BaseMessage) -> str:
+    return reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
 
 
 class ModelClient:
@@ -83,7 +109,7 @@ class ModelClient:
         self.token_budget = token_budget
         self.retry = retry
         self._sleep = sleep
-        self._recorded: dict[tuple[int | None, str, int], str] = {}
+        self._recorded: dict[tuple[int | None, str, int], AIMessage] = {}
         self._asked: Counter[tuple[int | None, str]] = Counter()
         self.tokens_used = 0
         self._load_record()
@@ -93,7 +119,8 @@ class ModelClient:
         for event in self.transcript.events():
             if event.type is EventType.MODEL_CALL:
                 key = (event.step, event.data["request_hash"])
-                self._recorded[(*key, seen[key])] = event.data["reply"]
+                self._recorded[(*key, seen[key])] = AIMessage(content=event.data["reply"],
+                                                              tool_calls=event.data.get("tool_calls", []))
                 seen[key] += 1
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
 
@@ -105,7 +132,17 @@ class ModelClient:
             BudgetExhausted: the token budget is spent.
             ModelUnavailable: the provider failed on every attempt or refused the request.
         """
-        digest = request_hash(role, messages, temperature)
+        return _text(self.ask_message(role, messages, node, step, temperature))
+
+    def ask_message(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
+                    temperature: float | None = None, tools: Sequence[ToolSchema] = ()) -> AIMessage:
+        """The model's whole reply, with any tool calls it made to the offered ``tools``.
+
+        Raises:
+            BudgetExhausted: the token budget is spent.
+            ModelUnavailable: the provider failed on every attempt or refused the request.
+        """
+        digest = request_hash(role, messages, temperature, tools)
         ordinal = self._asked[(step, digest)]
         self._asked[(step, digest)] += 1
         recorded = self._recorded.get((step, digest, ordinal))
@@ -118,24 +155,26 @@ class ModelClient:
                                    tokens_used=self.tokens_used, token_budget=self.token_budget)
             raise BudgetExhausted(f"{self.tokens_used} of {self.token_budget} tokens used")
         started = time.monotonic()
-        reply, attempts = self._invoke_with_retries(messages, node, step, temperature)
+        reply, attempts = self._invoke_with_retries(messages, node, step, temperature, tools)
         latency = time.monotonic() - started
-        text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
         usage = reply.usage_metadata or {}
         input_tokens = usage.get("input_tokens") or count_tokens_approximately(list(messages))
         output_tokens = usage.get("output_tokens") or count_tokens_approximately([reply])
         self.tokens_used += input_tokens + output_tokens
+        calls = _message_record(reply).get("tool_calls", [])
         self.transcript.append(
             EventType.MODEL_CALL, node=node, step=step, role=role, request_hash=digest,
-            prompt=[{"type": m.type, "content": m.content} for m in messages], reply=text,
+            prompt=[_message_record(m) for m in messages], reply=_text(reply),
+            **({"tools": [t["function"]["name"] for t in tools], "tool_calls": calls} if tools else {}),
             input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature,
             tokens_counted="server" if usage else "approximate", latency_s=round(latency, 3), attempts=attempts,
         )
-        return text
+        return AIMessage(content=_text(reply), tool_calls=calls)
 
     def _invoke_with_retries(self, messages: Sequence[BaseMessage], node: str, step: int,
-                             temperature: float | None) -> tuple[BaseMessage, int]:
-        model = self.model if temperature is None else self.model.bind(temperature=temperature)
+                             temperature: float | None, tools: Sequence[ToolSchema]) -> tuple[AIMessage, int]:
+        model: Any = self.model.bind_tools(list(tools)) if tools else self.model
+        model = model if temperature is None else model.bind(temperature=temperature)
         for attempt in range(self.retry.attempts):
             try:
                 return model.invoke(list(messages)), attempt + 1

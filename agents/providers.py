@@ -98,7 +98,7 @@ def recorded_replies(run_dir: Path) -> list[AIMessage]:
     if not transcript.is_file():
         raise ModelSpecError(f"{run_dir} holds no transcript.jsonl to replay")
     return [
-        AIMessage(content=event.data["reply"])
+        AIMessage(content=event.data["reply"], tool_calls=event.data.get("tool_calls", []))
         for event in read_events(transcript)
         if event.type is EventType.MODEL_CALL
     ]

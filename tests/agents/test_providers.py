@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable, RetryPolicy, request_hash
 from agents.providers import (
@@ -131,6 +131,33 @@ class TestModelClient:
             with pytest.raises(ModelUnavailable, match="3 times"):
                 client.ask("author", QUESTION, node="author", step=1)
             assert len(server.request_log) == 3
+
+
+TOOL = {"type": "function", "function": {"name": "propose_design", "description": "submit a design",
+                                         "parameters": {"type": "object", "properties": {"values": {"type": "object"}},
+                                                        "required": ["values"]}}}
+
+
+def test_tool_calls_over_an_openai_compatible_server_are_recorded_and_served_again_on_resume(tmp_path):
+    call = {"name": "propose_design", "args": {"values": {"resistance_ohm": 1000.0}}}
+    with ChatCompletionsServer([{"content": "", "tool_calls": [call]}]) as server:
+        model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=5))
+        transcript = Transcript(tmp_path / "t.jsonl")
+        reply = ModelClient(model, transcript, 10_000, FAST_RETRY).ask_message("phact", QUESTION, "phact", 1,
+                                                                               tools=[TOOL])
+        assert server.request_log[0]["tools"] == ["propose_design"]
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [(call["name"], call["args"])]
+    (recorded,) = [e for e in transcript.events() if e.type is EventType.MODEL_CALL]
+    assert recorded.data["tool_calls"][0]["args"] == call["args"] and recorded.data["tools"] == ["propose_design"]
+    resumed = ModelClient(scripted(tmp_path), transcript, 10_000)  # a script with no replies: nothing is asked
+    again = resumed.ask_message("phact", QUESTION, "phact", 1, tools=[TOOL])
+    assert [c["args"] for c in again.tool_calls] == [call["args"]]
+
+
+def test_the_request_hash_tells_offered_tools_and_tool_calls_apart():
+    assert request_hash("r", QUESTION) != request_hash("r", QUESTION, tools=[TOOL])
+    with_call = [*QUESTION, AIMessage(content="", tool_calls=[{"name": "propose_design", "args": {"values": {}}, "id": "1"}])]
+    assert request_hash("r", with_call) != request_hash("r", [*QUESTION, AIMessage(content="")])
 
 
 @pytest.mark.parametrize("reply", ["I cannot help.", "```python\n```", "```\n\n```"])

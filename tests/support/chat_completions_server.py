@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol, for provider tests.
 
-Its replies are fixtures: a queue of behaviours, each either reply text or an injected fault
-("429", "500", "timeout", "malformed").  Every request is logged so tests can see the retries.
+Its replies are fixtures: a queue of behaviours, each reply text, a reply with tool calls
+({"content": ..., "tool_calls": [{"name", "args"}]}), or an injected fault ("429", "500", "timeout",
+"malformed").  Every request is logged (with the tools it offered) so tests can see the retries.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ FAULTS = ("429", "500", "timeout", "malformed")
 class ChatCompletionsServer:
     """Start with ``with ChatCompletionsServer([...]) as server: server.base_url``."""
 
-    def __init__(self, behaviours: list[str], timeout_sleep_s: float = 3.0) -> None:
+    def __init__(self, behaviours: list[str | dict[str, Any]], timeout_sleep_s: float = 3.0) -> None:
         self.behaviours = deque(behaviours)
         self.timeout_sleep_s = timeout_sleep_s
         self.request_log: list[dict[str, Any]] = []
@@ -41,11 +42,12 @@ class ChatCompletionsServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def _next_behaviour(self, request: dict[str, Any]) -> str:
+    def _next_behaviour(self, request: dict[str, Any]) -> str | dict[str, Any]:
         with self._lock:
             behaviour = self.behaviours.popleft() if self.behaviours else "500"
             self.request_log.append({"time": time.time(), "behaviour": behaviour if behaviour in FAULTS else "reply",
-                                     "model": request.get("model"), "messages": len(request.get("messages", []))})
+                                     "model": request.get("model"), "messages": request.get("messages", []),
+                                     "tools": [tool["function"]["name"] for tool in request.get("tools", [])]})
             return behaviour
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -86,9 +88,15 @@ class ChatCompletionsServer:
         return Handler
 
 
-def _completion(model: str, text: str) -> dict[str, Any]:
+def _completion(model: str, reply: str | dict[str, Any]) -> dict[str, Any]:
+    text = reply if isinstance(reply, str) else reply.get("content", "")
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if isinstance(reply, dict) and reply.get("tool_calls"):
+        message["tool_calls"] = [{"id": f"call_{i}", "type": "function",
+                                  "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
+                                 for i, call in enumerate(reply["tool_calls"])]
     return {
         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split()), "total_tokens": 11 + len(text.split())},
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if "tool_calls" in message else "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split()) + 1, "total_tokens": 12 + len(text.split())},
     }
