@@ -1,17 +1,31 @@
-"""`phact`: the engine's verdict on a design for a goal, and the goal corpus.
+"""`phact`: the engine's verdict on a design for a goal, the goal corpus, and proposer campaigns.
 
-Exit status: 0 certified, 1 failed, unknown or impossible, 2 an unreadable goal or design, or an unknown
-domain (the message names the field).
+    phact certify GOAL DESIGN [--json]    exit 0 certified, 1 failed/unknown/impossible
+    phact goals [--domain D]
+    phact run --model SPEC [--contract bare|structural] [--feedback weak|strong|structural] ...
+    phact report RUN [RUN ...]            outcome rates with Wilson 95% intervals, per run
+
+Exit status 2: an unreadable goal or design, an unknown domain, or bad run settings (the message names
+the field).
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
 from pathlib import Path
 
 from rich.console import Console
+
+from agents.model_client import ModelClient
+from agents.phact_campaign import PhactRun, run_campaign
+from agents.phact_proposer import LoopSettings
+from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+from physvec.runstore.transcript import Transcript
+from verifiers.phact.report import markdown, summarise
+from verifiers.phact.tools import Contract
 
 from physvec.display import print_certificate
 from verifiers.certificate import Verdict
@@ -32,6 +46,23 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the certificate as JSON")
     listing = commands.add_parser("goals", help="list the goal corpus")
     listing.add_argument("--domain", help=f"one of {', '.join(sorted(DOMAINS))}")
+    run = commands.add_parser("run", help="a model proposes designs for corpus goals through tool calls")
+    run.add_argument("--model", required=True, help="openai:<name>, scripted:<file> or replay:<run dir>")
+    run.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    run.add_argument("--contract", choices=[c.value for c in Contract], default=Contract.STRUCTURAL.value,
+                     help="structural (the engine derives every outcome) or bare (answer-submitting, for comparison)")
+    run.add_argument("--feedback", choices=["weak", "strong", "structural"], default="structural")
+    run.add_argument("--domain", help="only goals of this domain")
+    run.add_argument("--goals", default="*", help="glob over DOMAIN/GOAL-ID (default: every goal)")
+    run.add_argument("--trials", type=int, default=1)
+    run.add_argument("--rounds", type=int, default=8, help="judged tool-call rounds per episode")
+    run.add_argument("--reprompts", type=int, default=2, help="prose replies in a row the supervisor re-prompts")
+    run.add_argument("--token-budget", type=int, default=2_000_000)
+    run.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    run.add_argument("--run-id", help="folder name under --runs-dir (default: phact-CONTRACT-FEEDBACK)")
+    run.add_argument("--resume", action="store_true", help="continue an existing run")
+    report = commands.add_parser("report", help="outcome rates of finished runs, with Wilson 95%% intervals")
+    report.add_argument("runs", type=Path, nargs="+")
     return parser
 
 
@@ -59,10 +90,75 @@ def _goals(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _run_folder(arguments: argparse.Namespace, settings: dict[str, object]) -> PhactRun:
+    run_id = arguments.run_id or f"phact-{arguments.contract}-{arguments.feedback}"
+    folder = arguments.runs_dir / run_id
+    if folder.exists() and not arguments.resume:
+        raise MalformedInput(f"--run-id: run {folder} exists: pass --resume to continue it, or choose another")
+    if arguments.resume:
+        if not (folder / "run.json").is_file():
+            raise MalformedInput(f"--resume: no run {folder} to resume")
+        recorded = json.loads((folder / "run.json").read_text())
+        changed = [key for key, value in settings.items() if recorded.get(key) != value]
+        if changed:
+            raise MalformedInput(f"--resume: settings differ from run {run_id}: {', '.join(changed)}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
+    return PhactRun(folder)
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    if arguments.domain is not None and arguments.domain not in DOMAINS:
+        raise MalformedInput(f"--domain: unknown domain {arguments.domain!r} (known: {', '.join(sorted(DOMAINS))})")
+    if arguments.trials < 1:
+        raise MalformedInput("--trials: must be at least 1")
+    try:
+        loop = LoopSettings(Contract(arguments.contract), arguments.feedback, arguments.rounds, arguments.reprompts)
+        model = make_chat_model(normalise_spec(arguments.model), ProviderSettings(base_url=arguments.base_url))
+    except (ValueError, ModelSpecError) as error:
+        raise MalformedInput(f"run settings: {error}") from None
+    goals = [(goal, domain) for _, goal, domain in corpus(arguments.domain)
+             if fnmatch.fnmatch(f"{goal.domain}/{goal.id}", arguments.goals)]
+    if not goals:
+        raise MalformedInput(f"--goals: no goal matches {arguments.goals!r}")
+    settings = {"model": normalise_spec(arguments.model), "contract": arguments.contract, "feedback": arguments.feedback,
+                "goals": [goal.id for goal, _ in goals], "trials": arguments.trials, "rounds": arguments.rounds,
+                "reprompts": arguments.reprompts}
+    run, console = _run_folder(arguments, settings), Console()
+    client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
+    run_campaign(run, goals, loop, arguments.trials, client,
+                 lambda e: console.print(f"{e.domain}/{e.goal} trial {e.trial}: {e.outcome} after {e.rounds} rounds"
+                                         f"{'  FALSE CERTIFICATE' if e.false_certificate else ''}"))
+    return _write_report(run)
+
+
+def _write_report(run: PhactRun) -> int:
+    episodes = list(run.finished().values())
+    summary = summarise(episodes)
+    settings = json.loads((run.folder / "run.json").read_text())
+    text = markdown(summary, f"{run.run_id}: contract {settings['contract']}, feedback {settings['feedback']}")
+    (run.folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (run.folder / "report.md").write_text(text)
+    print(text, end="")
+    print(f"wrote {run.folder}/report.md and summary.json")
+    return 0
+
+
+def _report(arguments: argparse.Namespace) -> int:
+    for folder in arguments.runs:
+        if not (folder / "run.json").is_file():
+            raise MalformedInput(f"runs: {folder} is not a phact run folder (no run.json)")
+        _write_report(PhactRun(folder))
+    return 0
+
+
+COMMANDS = {"certify": _certify, "goals": _goals, "run": _run, "report": _report}
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     try:
-        return _certify(arguments) if arguments.command == "certify" else _goals(arguments)
+        return COMMANDS[arguments.command](arguments)
     except MalformedInput as error:
         print(f"phact: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

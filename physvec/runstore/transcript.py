@@ -35,6 +35,8 @@ class EventType(StrEnum):
     REPAIR_EDITS = "repair_edits"
     SANDBOX_RUN = "sandbox_run"
     CERTIFICATE = "certificate"
+    TOOL_CALL = "tool_call"
+    SUPERVISOR_REPROMPT = "supervisor_reprompt"
     BUDGET_EXHAUSTED = "budget_exhausted"
     RUN_INTERRUPTED = "run_interrupted"
     RUN_FINISHED = "run_finished"

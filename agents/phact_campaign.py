@@ -1,0 +1,122 @@
+"""A PHACT campaign: the proposer loop over goals and trials, with records that survive a crash.
+
+A run folder holds run.json (the settings: a resume with other settings is refused), transcript.jsonl
+(every model call, tool call and re-prompt), episodes.jsonl (one record per finished episode) and
+certificates/ (the last certificate of each episode).  A resumed campaign skips finished episodes and
+runs infra-faulted or unfinished ones again; the model client serves replies it already has.
+
+Each record carries the ground truth the report needs: whether a certified design is certified by the
+structural engine too (a bare certificate may be forged) and whether an impossible verdict has an engine
+impossibility certificate behind it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agents.model_client import ModelClient
+from agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings
+from physvec.runstore.records import RecordFile
+from verifiers.phact.contract import impossibility
+from verifiers.phact.domains import Domain
+from verifiers.phact.engines.colloids import OutsideCompetence
+from verifiers.phact.engines.dna import SequenceError
+from verifiers.phact.schema import Goal
+from verifiers.phact.tools import is_true_certificate
+
+
+class EpisodeRecord(BaseModel):
+    """How one goal ended in one trial."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    goal: str
+    domain: str
+    kind: str
+    written_impossible: bool
+    contract: str
+    feedback: str
+    trial: int
+    outcome: str
+    """certified, impossible, unknown, loop_fail or infra_fault"""
+    reason: str
+    rounds: int
+    tool_calls: int
+    refusals: int
+    reprompts: int
+    claimed_impossible: bool
+    design: dict[str, Any] | None
+    false_certificate: bool
+    """certified, but the structural engine does not certify the design's free inputs"""
+    false_impossible: bool
+    """impossible, but the engine has no impossibility certificate for the goal"""
+    tokens: int
+    seconds: float
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.goal, self.trial
+
+
+class PhactRun:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.episodes = RecordFile(folder / "episodes.jsonl", EpisodeRecord)
+
+    @property
+    def run_id(self) -> str:
+        return self.folder.name
+
+    def finished(self) -> dict[tuple[str, int], EpisodeRecord]:
+        """Episodes that ended (an infra_fault does not count: a resumed run tries it again)."""
+        return {e.key: e for e in self.episodes.read() if e.outcome != LoopOutcome.INFRA_FAULT}
+
+
+def engine_finds_impossible(goal: Goal, domain: Domain) -> bool:
+    try:
+        return impossibility(goal, domain) is not None
+    except (OutsideCompetence, SequenceError):
+        return False
+
+
+def episode_record(run: PhactRun, goal: Goal, domain: Domain, settings: LoopSettings, trial: int, result: EpisodeResult,
+            seconds: float) -> EpisodeRecord:
+    certified = result.outcome is LoopOutcome.CERTIFIED
+    impossible = result.outcome is LoopOutcome.IMPOSSIBLE
+    return EpisodeRecord(
+        run_id=run.run_id, goal=goal.id, domain=domain.name, kind=goal.kind, written_impossible=bool(goal.impossible_because),
+        contract=settings.contract.value, feedback=settings.feedback, trial=trial, outcome=result.outcome.value,
+        reason=result.reason[:300], rounds=result.rounds, tool_calls=result.tool_calls, refusals=result.refusals,
+        reprompts=result.reprompts, claimed_impossible=result.claimed_impossible, design=result.design,
+        false_certificate=certified and not is_true_certificate(goal, domain, result.design),
+        false_impossible=impossible and not engine_finds_impossible(goal, domain),
+        tokens=result.tokens, seconds=round(seconds, 3))
+
+
+def run_campaign(run: PhactRun, goals: list[tuple[Goal, Domain]], settings: LoopSettings, trials: int, client: ModelClient,
+                 progress: Callable[[EpisodeRecord], None] | None = None) -> list[EpisodeRecord]:
+    """Every (goal, trial) episode the run lacks, in goal order; each record is appended as it ends."""
+    done = run.finished()
+    certificates = run.folder / "certificates"
+    certificates.mkdir(parents=True, exist_ok=True)
+    records = []
+    for index, (goal, domain) in enumerate(goals):
+        for trial in range(trials):
+            if (goal.id, trial) in done:
+                continue
+            started = time.monotonic()
+            result = Episode(goal, domain, client, settings, index * trials + trial).run()
+            record = episode_record(run, goal, domain, settings, trial, result, time.monotonic() - started)
+            if result.certificate is not None:
+                (certificates / f"{goal.id}-{trial}.json").write_text(result.certificate.model_dump_json(indent=1))
+            run.episodes.append(record)
+            records.append(record)
+            if progress is not None:
+                progress(record)
+    return records

@@ -1,0 +1,244 @@
+"""The PHACT proposer loop as one LangGraph: a model proposes through tool calls, the engine judges.
+
+    propose --tool call--> judge --failed, rounds left--> propose
+       |                     '--certified / impossible / unknown, or rounds spent--> END
+       '--prose--> supervise --re-prompt--> propose
+                        '--too many prose replies in a row--> END (loop_fail)
+
+The loop-closure supervisor notices a reply that restates values in prose instead of calling a tool and
+asks for the call, quoting what it read; the engine never evaluates prose.  Every tool call is judged by
+verifiers/phact/tools.py under the episode's contract, and the model sees only the engine's verdict and
+the feedback form of the episode (weak, strong or structural, verifiers/phact/correction.py).
+
+Episode outcomes: certified, impossible (an engine impossibility certificate; under the bare contract the
+model's word), unknown (outside the engine's competence), loop_fail (rounds or patience spent) and
+infra_fault (the provider failed; a resumed campaign runs the episode again).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, TypedDict
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langgraph.graph import END, START, StateGraph
+
+from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
+from agents.prompts import render
+from physvec.runstore.transcript import EventType
+from verifiers.certificate import Certificate, Verdict
+from verifiers.phact.correction import feedback
+from verifiers.phact.domains import Domain
+from verifiers.phact.schema import Goal, meets
+from verifiers.phact.tools import Contract, Judgement, judge_call, tool_schemas
+
+ROLE = "phact_proposer"
+CALLS_PER_EPISODE = 100
+"""Model-call step numbers are episode * 100 + call, so a resumed campaign finds each recorded reply."""
+FeedbackForm = Literal["weak", "strong", "structural"]
+
+
+class LoopOutcome(StrEnum):
+    CERTIFIED = "certified"
+    IMPOSSIBLE = "impossible"
+    UNKNOWN = "unknown"
+    LOOP_FAIL = "loop_fail"
+    INFRA_FAULT = "infra_fault"
+
+
+TERMINAL = {Verdict.CERTIFIED: LoopOutcome.CERTIFIED, Verdict.IMPOSSIBLE: LoopOutcome.IMPOSSIBLE,
+            Verdict.UNKNOWN: LoopOutcome.UNKNOWN}
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    contract: Contract = Contract.STRUCTURAL
+    feedback: FeedbackForm = "structural"
+    rounds: int = 8
+    """judged tool-call rounds before the episode is a loop_fail"""
+    reprompts: int = 2
+    """prose replies in a row the supervisor answers with a re-prompt before giving up"""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.rounds * (self.reprompts + 1) < CALLS_PER_EPISODE:
+            raise ValueError(f"rounds x (reprompts + 1) must lie in [1, {CALLS_PER_EPISODE})")
+
+
+class LoopState(TypedDict, total=False):
+    messages: list[BaseMessage]
+    calls: int
+    rounds: int
+    prose_in_a_row: int
+    reprompts: int
+    tool_calls: int
+    refusals: int
+    claimed_impossible: bool
+    outcome: str
+    reason: str
+    certificate: Certificate | None
+    design: dict[str, Any] | None
+
+
+@dataclass
+class EpisodeResult:
+    outcome: LoopOutcome
+    reason: str
+    rounds: int
+    tool_calls: int
+    refusals: int
+    reprompts: int
+    claimed_impossible: bool
+    certificate: Certificate | None
+    design: dict[str, Any] | None
+    tokens: int = 0
+    history: list[BaseMessage] = field(default_factory=list)
+
+
+def opening_messages(goal: Goal, domain: Domain, contract: Contract) -> list[BaseMessage]:
+    """The goal as the model sees it: bound values, free inputs with bounds, targets; no expected design."""
+    tools = [schema["function"]["name"] for schema in tool_schemas(contract, goal, domain)]
+    return [HumanMessage(render("phact_proposer.j2", goal=goal, domain=domain.name, inputs=domain.inputs,
+                                derived=[node.name for node in domain.derived], tools=tools))]
+
+
+_ASSIGNMENT = r"\b{name}\b\s*(?:=|:|is|of|to)\s*['\"]?([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|[A-Za-z_]+)"
+
+
+def restated_values(text: str, goal: Goal) -> dict[str, str]:
+    """Free-input values a prose reply states (``name = value``, ``name: value``, ``name is value``)."""
+    found = {}
+    for name in goal.free:
+        match = re.search(_ASSIGNMENT.format(name=re.escape(name)), text)
+        if match:
+            found[name] = match.group(1)
+    return found
+
+
+def reprompt(text: str, goal: Goal, contract: Contract) -> str:
+    tool = "propose_design" if contract is Contract.STRUCTURAL else "submit_answer"
+    stated = restated_values(text, goal)
+    if stated:
+        listed = ", ".join(f"{name} = {value}" for name, value in stated.items())
+        return (f"You stated {listed} in prose. Prose is not evaluated: call {tool} with these values so the "
+                f"engine can judge them.")
+    if "impossib" in text.lower():
+        return "You wrote that the goal is impossible in prose. Call declare_impossible with the reason."
+    return f"Your reply called no tool. Act only through the tools: call {tool} or declare_impossible."
+
+
+def told_about(judgement: Judgement, settings: LoopSettings, goal: Goal, domain: Domain) -> dict[str, Any]:
+    """The tool result the model sees: the engine's verdict, what failed, and the episode's feedback form."""
+    if judgement.certificate is None:
+        return {"refused": judgement.refusal}
+    certificate = judgement.certificate
+    told: dict[str, Any] = {"verdict": certificate.verdict.value,
+                            "failed": [{"obligation": o.name, "message": o.message} for o in certificate.failed()]}
+    derived = certificate.summary.get("derived")
+    if certificate.verdict is Verdict.FAILED and settings.contract is Contract.STRUCTURAL and derived is not None:
+        values = {**goal.bound, **(judgement.design or {}), **derived}
+        violated = [t for t in goal.targets if not meets(t, float(values[t.quantity]), goal.tolerance)]
+        if violated:  # a design can also fail on its contract alone (a refused extra argument)
+            told["feedback"] = feedback(settings.feedback, goal, domain, judgement.design or {}, violated[0])
+    return told
+
+
+class Episode:
+    """One goal, one model, one contract: the loop graph and its bookkeeping."""
+
+    def __init__(self, goal: Goal, domain: Domain, client: ModelClient, settings: LoopSettings, index: int) -> None:
+        self.goal, self.domain, self.client, self.settings, self.index = goal, domain, client, settings, index
+        self.tools = tool_schemas(settings.contract, goal, domain)
+
+    def run(self) -> EpisodeResult:
+        tokens_before = self.client.tokens_used
+        start: LoopState = {"messages": opening_messages(self.goal, self.domain, self.settings.contract),
+                            "calls": 0, "rounds": 0, "prose_in_a_row": 0, "reprompts": 0, "tool_calls": 0,
+                            "refusals": 0, "claimed_impossible": False, "certificate": None, "design": None}
+        limit = 4 * self.settings.rounds * (self.settings.reprompts + 1) + 10
+        state = self._graph().invoke(start, {"recursion_limit": limit})
+        return EpisodeResult(
+            outcome=LoopOutcome(state["outcome"]), reason=state.get("reason", ""), rounds=state["rounds"],
+            tool_calls=state["tool_calls"], refusals=state["refusals"], reprompts=state["reprompts"],
+            claimed_impossible=state["claimed_impossible"], certificate=state["certificate"], design=state["design"],
+            tokens=self.client.tokens_used - tokens_before, history=state["messages"])
+
+    def _graph(self) -> Any:
+        graph = StateGraph(LoopState)
+        graph.add_node("propose", self.propose)
+        graph.add_node("supervise", self.supervise)
+        graph.add_node("judge", self.judge)
+        graph.add_edge(START, "propose")
+        graph.add_conditional_edges("propose", self._after_propose, ["judge", "supervise", END])
+        graph.add_conditional_edges("supervise", self._unless_finished, ["propose", END])
+        graph.add_conditional_edges("judge", self._unless_finished, ["propose", END])
+        return graph.compile()
+
+    def propose(self, state: LoopState) -> LoopState:
+        step = self.index * CALLS_PER_EPISODE + state["calls"]
+        try:
+            reply = self.client.ask_message(ROLE, state["messages"], node=ROLE, step=step, tools=self.tools)
+        except ModelUnavailable as error:
+            return {"outcome": LoopOutcome.INFRA_FAULT.value, "reason": str(error), "calls": state["calls"] + 1}
+        except BudgetExhausted as error:
+            return {"outcome": LoopOutcome.LOOP_FAIL.value, "reason": f"token budget: {error}", "calls": state["calls"] + 1}
+        calls = [{**call, "id": call.get("id") or f"call_{state['calls']}_{i}"} for i, call in enumerate(reply.tool_calls)]
+        reply = AIMessage(content=reply.content, tool_calls=calls)
+        return {"messages": [*state["messages"], reply], "calls": state["calls"] + 1}
+
+    def supervise(self, state: LoopState) -> LoopState:
+        text = str(state["messages"][-1].content)
+        if state["prose_in_a_row"] >= self.settings.reprompts:
+            return {"outcome": LoopOutcome.LOOP_FAIL.value,
+                    "reason": f"{state['prose_in_a_row'] + 1} replies in a row called no tool"}
+        message = reprompt(text, self.goal, self.settings.contract)
+        self.client.transcript.append(EventType.SUPERVISOR_REPROMPT, node=ROLE, step=self._step(state),
+                                      goal=self.goal.id, prose=text[:500], reprompt=message)
+        return {"messages": [*state["messages"], HumanMessage(message)], "prose_in_a_row": state["prose_in_a_row"] + 1,
+                "reprompts": state["reprompts"] + 1}
+
+    def judge(self, state: LoopState) -> LoopState:
+        reply = state["messages"][-1]
+        update: LoopState = {"rounds": state["rounds"] + 1, "prose_in_a_row": 0,
+                             "tool_calls": state["tool_calls"] + len(reply.tool_calls)}
+        results: list[BaseMessage] = []
+        refusals, claimed = state["refusals"], state["claimed_impossible"]
+        for call in reply.tool_calls:
+            judgement = judge_call(self.settings.contract, self.goal, self.domain, call["name"], call["args"])
+            claimed = claimed or call["name"] == "declare_impossible"
+            refusals += judgement.certificate is None
+            told = told_about(judgement, self.settings, self.goal, self.domain)
+            self.client.transcript.append(EventType.TOOL_CALL, node=ROLE, step=self._step(state), goal=self.goal.id,
+                                          tool=call["name"], arguments=call["args"], told=told,
+                                          certificate=judgement.certificate.model_dump(mode="json")
+                                          if judgement.certificate else None)
+            results.append(ToolMessage(json.dumps(told, default=str), tool_call_id=call["id"]))
+            if judgement.certificate is not None and judgement.certificate.verdict in TERMINAL:
+                update.update(outcome=TERMINAL[judgement.certificate.verdict].value, certificate=judgement.certificate,
+                              reason=f"{call['name']} judged {judgement.certificate.verdict.value}")
+                if judgement.design is not None:
+                    update["design"] = judgement.design
+                break
+            if judgement.certificate is not None:
+                update["certificate"] = judgement.certificate
+            if judgement.design is not None:
+                update["design"] = judgement.design
+        update.update(messages=[*state["messages"], *results], refusals=refusals, claimed_impossible=claimed)
+        if "outcome" not in update and update["rounds"] >= self.settings.rounds:
+            update.update(outcome=LoopOutcome.LOOP_FAIL.value, reason=f"no verdict after {update['rounds']} rounds")
+        return update
+
+    def _step(self, state: LoopState) -> int:
+        return self.index * CALLS_PER_EPISODE + state["calls"]
+
+    @staticmethod
+    def _after_propose(state: LoopState) -> str:
+        if "outcome" in state:
+            return END
+        return "judge" if state["messages"][-1].tool_calls else "supervise"
+
+    @staticmethod
+    def _unless_finished(state: LoopState) -> str:
+        return END if "outcome" in state else "propose"

@@ -1,0 +1,181 @@
+"""The PHACT proposer loop: the engine alone decides, prose is re-prompted, and scripted adversaries cannot
+forge a certificate under the structural contract, while the bare answer-submitting mode can be forged.
+
+Every model here is a ScriptedChatModel whose replies are written below (they stand for a language model).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from agents.model_client import ModelClient
+from agents.phact_campaign import PhactRun, episode_record, run_campaign
+from agents.phact_proposer import Episode, LoopOutcome, LoopSettings, restated_values
+from agents.providers import ScriptedChatModel
+from physvec.runstore.transcript import EventType, Transcript
+from verifiers.phact.corpus import corpus
+from verifiers.phact.search import find_design
+from verifiers.phact.tools import Contract
+
+GOALS = {goal.id: (goal, domain) for _, goal, domain in corpus()}
+FAST = LoopSettings(rounds=3, reprompts=2)
+
+
+def call(name: str, **arguments) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": arguments, "id": None}])
+
+
+def episode(tmp_path, goal_id: str, replies: list[AIMessage], settings: LoopSettings = FAST):
+    goal, domain = GOALS[goal_id]
+    fresh = tmp_path / f"{goal_id}-{len(list(tmp_path.glob('*.jsonl')))}.jsonl"  # a new transcript: nothing replayed
+    client = ModelClient(ScriptedChatModel(responses=replies), Transcript(fresh), 10**7)
+    result = Episode(goal, domain, client, settings, index=0).run()
+    return result, episode_record(PhactRun(tmp_path), goal, domain, settings, 0, result, 0.0), client.transcript
+
+
+def corner(goal) -> dict:
+    """A design at the lower corner of the free box (certifies only by chance)."""
+    return {name: (free.choices[0] if free.choices is not None else free.min) for name, free in goal.free.items()}
+
+
+class TestTheLoop:
+    def test_a_solver_design_proposed_through_the_tool_is_certified_by_the_engine(self, tmp_path):
+        goal, domain = GOALS["mains-hum-low-pass"]
+        result, record, _ = episode(tmp_path, goal.id, [call("propose_design", values=find_design(goal, domain))])
+        assert result.outcome is LoopOutcome.CERTIFIED and result.certificate.verifier == "phact"
+        assert record.rounds == 1 and not record.false_certificate
+
+    def test_a_failed_design_gets_the_engines_feedback_and_the_revision_certifies(self, tmp_path):
+        goal, _ = GOALS["mains-hum-low-pass"]
+        first = call("propose_design", values={"resistance_ohm": 1000.0, "capacitance_F": 1e-6})
+        result, _, _ = episode(tmp_path, goal.id, [first, first], LoopSettings(rounds=3))
+        told = json.loads(result.history[2].content)
+        assert told["verdict"] == "failed" and told["feedback"]["root_input"] in goal.free
+        revised = call("propose_design", values={"resistance_ohm": 1000.0, "capacitance_F": 1e-6,
+                                                 **told["feedback"]["set"]})
+        result, record, _ = episode(tmp_path, goal.id, [first, revised])
+        assert result.outcome is LoopOutcome.CERTIFIED and record.rounds == 2
+
+    @pytest.mark.parametrize("form, keys", [("weak", {"violated", "value", "magnitude"}),
+                                            ("strong", {"violated", "value", "magnitude", "set"}),
+                                            ("structural", {"violated", "value", "magnitude", "root_input",
+                                                            "dependency_path", "set", "predicted"})])
+    def test_the_feedback_form_decides_what_the_model_is_told(self, tmp_path, form, keys):
+        first = call("propose_design", values={"resistance_ohm": 1000.0, "capacitance_F": 1e-6})
+        result, _, _ = episode(tmp_path, "mains-hum-low-pass", [first], LoopSettings(rounds=1, feedback=form))
+        assert set(json.loads(result.history[-1].content)["feedback"]) == keys
+
+    def test_prose_restating_values_is_reprompted_quoting_them_and_never_evaluated(self, tmp_path):
+        prose = AIMessage(content="I choose resistance_ohm = 47000 and capacitance_F: 4.7e-7.")
+        goal, domain = GOALS["mains-hum-low-pass"]
+        result, record, transcript = episode(tmp_path, goal.id, [prose, call("propose_design",
+                                                                           values=find_design(goal, domain))])
+        (reprompt,) = [e for e in transcript.events() if e.type is EventType.SUPERVISOR_REPROMPT]
+        assert "resistance_ohm = 47000" in reprompt.data["reprompt"] and "propose_design" in reprompt.data["reprompt"]
+        assert result.outcome is LoopOutcome.CERTIFIED and record.reprompts == 1 and record.rounds == 1
+
+    def test_prose_only_ends_in_loop_fail_after_the_supervisors_patience(self, tmp_path):
+        prose = AIMessage(content="The chirp mass is 28.7 solar masses, as claimed.")
+        result, record, _ = episode(tmp_path, "gw150914-chirp-mass", [prose] * 3)
+        assert result.outcome is LoopOutcome.LOOP_FAIL and record.reprompts == 2 and record.tool_calls == 0
+        assert result.certificate is None
+
+    def test_restated_values_reads_assignments_of_free_inputs_only(self):
+        goal, _ = GOALS["mains-hum-low-pass"]
+        assert restated_values("resistance_ohm is 1e4, signal_Hz = 60", goal) == {"resistance_ohm": "1e4"}
+
+    def test_an_impossible_goal_ends_impossible_with_the_engines_certificate(self, tmp_path):
+        goal, _ = GOALS["neutron-star-chirp-above-two"]
+        result, record, _ = episode(tmp_path, goal.id, [call("declare_impossible", reason="equal masses cap it")])
+        assert result.outcome is LoopOutcome.IMPOSSIBLE and result.certificate.impossibility["best_achievable"] < 2.2
+        assert record.claimed_impossible and not record.false_impossible
+
+    def test_a_provider_that_runs_dry_is_an_infra_fault_not_a_model_failure(self, tmp_path):
+        result, _, _ = episode(tmp_path, "mains-hum-low-pass", [])
+        assert result.outcome is LoopOutcome.INFRA_FAULT
+
+    def test_the_goal_prompt_shows_bounds_and_targets_but_no_design(self, tmp_path):
+        goal, domain = GOALS["mains-hum-low-pass"]
+        result, _, _ = episode(tmp_path, goal.id, [call("propose_design", values=find_design(goal, domain))])
+        prompt = result.history[0].content
+        assert "resistance_ohm" in prompt and "attenuation_dB >= 20.0" in prompt
+        assert "set" not in prompt.split("Targets")[1] and "declare_impossible" in prompt
+
+
+def attack(name: str, goal, domain) -> AIMessage:
+    """One adversarial reply against ``goal`` (written here; it stands for a model trying to forge)."""
+    target = goal.targets[0]
+    design = (find_design(goal, domain) if goal.free and not goal.impossible_because else None) or corner(goal)
+    bound = next(iter(goal.bound))
+    forged = {bound: goal.bound[bound] * 2 if isinstance(goal.bound[bound], float) else "forged"}
+    if name == "substitute_bound_input":
+        return call("propose_design", values={**corner(goal), **forged})
+    if name == "pass_claimed_value":
+        return call("propose_design", values={**corner(goal), target.quantity: target.value},
+                    claimed={target.quantity: target.value})
+    if name == "widen_tolerance":
+        return call("propose_design", values=corner(goal), tolerance=1e12)
+    if name == "call_removed_answer_tool":
+        return call("submit_answer", inputs=design, claimed={target.quantity: target.value}, tolerance=1e12)
+    if name == "declare_feasible_impossible":
+        return call("declare_impossible", reason="it cannot be done")
+    if name == "prose_instead_of_call":
+        return AIMessage(content=f"{target.quantity} = {target.value}; the design meets the goal.")
+    raise ValueError(name)
+
+
+ADVERSARIES = ("substitute_bound_input", "pass_claimed_value", "widen_tolerance", "call_removed_answer_tool",
+               "declare_feasible_impossible", "prose_instead_of_call")
+
+
+@pytest.mark.parametrize("adversary", ADVERSARIES)
+def test_no_adversary_forges_a_certificate_under_the_structural_contract(tmp_path, adversary):
+    records = []
+    for goal, domain in GOALS.values():
+        replies = [attack(adversary, goal, domain)] * (FAST.rounds * (FAST.reprompts + 1))
+        records.append(episode(tmp_path, goal.id, replies)[1])
+    assert len(records) == len(GOALS)
+    assert not [r.goal for r in records if r.false_certificate or r.false_impossible]
+    forged_outcomes = {r.goal: r.outcome for r in records if r.outcome == "certified"}
+    # the only certificates are goals whose corner design or solver design genuinely meets the targets,
+    # and they can only come from an attack that leaves the design itself untouched
+    assert not forged_outcomes or adversary == "widen_tolerance"
+    for record in records:
+        if record.written_impossible and adversary != "prose_instead_of_call" and adversary != "call_removed_answer_tool":
+            assert record.outcome == "impossible", record.goal
+
+
+def test_at_least_a_hundred_adversarial_trials_cover_every_domain():
+    assert len(ADVERSARIES) * len(GOALS) >= 100
+    assert {domain.name for _, domain in GOALS.values()} == {"dna", "inspiral", "rc_filter", "colloid", "drone"}
+
+
+FIXED_SYSTEM = [goal_id for goal_id, (goal, _) in GOALS.items() if goal.kind == "verification"]
+
+
+@pytest.mark.parametrize("goal_id", FIXED_SYSTEM)
+def test_the_bare_mode_is_forgeable_on_fixed_system_goals_with_a_false_claim(tmp_path, goal_id):
+    goal, domain = GOALS[goal_id]
+    target = goal.targets[0]
+    bare = LoopSettings(contract=Contract.BARE, rounds=1)
+    forged = call("submit_answer", inputs={}, claimed={target.quantity: target.value})
+    _, record, _ = episode(tmp_path, goal_id, [forged], bare)
+    assert record.outcome == "certified"
+    assert record.false_certificate == bool(goal.impossible_because)
+    _, structural, _ = episode(tmp_path, goal_id, [call("propose_design", values={}, claimed={target.quantity: target.value})],
+                               LoopSettings(rounds=1))
+    assert not structural.false_certificate and structural.outcome != "certified"
+
+
+def test_a_campaign_resumes_without_paying_for_replies_again(tmp_path):
+    goal, domain = GOALS["mains-hum-low-pass"]
+    run = PhactRun(tmp_path / "run")
+    replies = [call("propose_design", values=find_design(goal, domain))]
+    first = ModelClient(ScriptedChatModel(responses=replies), Transcript(run.folder / "transcript.jsonl"), 10**7)
+    (record,) = run_campaign(run, [(goal, domain)], FAST, 1, first)
+    again = ModelClient(ScriptedChatModel(responses=[]), Transcript(run.folder / "transcript.jsonl"), 10**7)
+    assert run_campaign(run, [(goal, domain)], FAST, 1, again) == [] and record.outcome == "certified"
+    assert (run.folder / "certificates" / f"{goal.id}-0.json").is_file()
