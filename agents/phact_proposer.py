@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
@@ -158,23 +159,12 @@ class Episode:
                             "calls": 0, "rounds": 0, "prose_in_a_row": 0, "reprompts": 0, "tool_calls": 0,
                             "refusals": 0, "claimed_impossible": False, "certificate": None, "design": None}
         limit = 4 * self.settings.rounds * (self.settings.reprompts + 1) + 10
-        state = self._graph().invoke(start, {"recursion_limit": limit})
+        state = LOOP.invoke(start, {"recursion_limit": limit, "configurable": {"episode": self}})
         return EpisodeResult(
             outcome=LoopOutcome(state["outcome"]), reason=state.get("reason", ""), rounds=state["rounds"],
             tool_calls=state["tool_calls"], refusals=state["refusals"], reprompts=state["reprompts"],
             claimed_impossible=state["claimed_impossible"], certificate=state["certificate"], design=state["design"],
             tokens=self.client.tokens_used - tokens_before, history=state["messages"])
-
-    def _graph(self) -> Any:
-        graph = StateGraph(LoopState)
-        graph.add_node("propose", self.propose)
-        graph.add_node("supervise", self.supervise)
-        graph.add_node("judge", self.judge)
-        graph.add_edge(START, "propose")
-        graph.add_conditional_edges("propose", self._after_propose, ["judge", "supervise", END])
-        graph.add_conditional_edges("supervise", self._unless_finished, ["propose", END])
-        graph.add_conditional_edges("judge", self._unless_finished, ["propose", END])
-        return graph.compile()
 
     def propose(self, state: LoopState) -> LoopState:
         step = self.index * CALLS_PER_EPISODE + state["calls"]
@@ -233,12 +223,32 @@ class Episode:
     def _step(self, state: LoopState) -> int:
         return self.index * CALLS_PER_EPISODE + state["calls"]
 
-    @staticmethod
-    def _after_propose(state: LoopState) -> str:
-        if "outcome" in state:
-            return END
-        return "judge" if state["messages"][-1].tool_calls else "supervise"
 
-    @staticmethod
-    def _unless_finished(state: LoopState) -> str:
-        return END if "outcome" in state else "propose"
+def _episode(config: RunnableConfig) -> Episode:
+    return config["configurable"]["episode"]
+
+
+def _after_propose(state: LoopState) -> str:
+    if "outcome" in state:
+        return END
+    return "judge" if state["messages"][-1].tool_calls else "supervise"
+
+
+def _unless_finished(state: LoopState) -> str:
+    return END if "outcome" in state else "propose"
+
+
+def _loop_graph() -> Any:
+    """The graph is the same for every episode; each run passes its Episode in the config."""
+    graph = StateGraph(LoopState)
+    graph.add_node("propose", lambda state, config: _episode(config).propose(state))
+    graph.add_node("supervise", lambda state, config: _episode(config).supervise(state))
+    graph.add_node("judge", lambda state, config: _episode(config).judge(state))
+    graph.add_edge(START, "propose")
+    graph.add_conditional_edges("propose", _after_propose, ["judge", "supervise", END])
+    graph.add_conditional_edges("supervise", _unless_finished, ["propose", END])
+    graph.add_conditional_edges("judge", _unless_finished, ["propose", END])
+    return graph.compile()
+
+
+LOOP = _loop_graph()

@@ -4,6 +4,7 @@
     phact goals [--domain D]
     phact run --model SPEC [--contract bare|structural] [--feedback weak|strong|structural] ...
     phact report RUN [RUN ...]            outcome rates with Wilson 95% intervals, per run
+    phact adversaries [--domain D]        scripted forging attempts against both contracts
 
 Exit status 2: an unreadable goal or design, an unknown domain, or bad run settings (the message names
 the field).
@@ -20,11 +21,12 @@ from pathlib import Path
 from rich.console import Console
 
 from agents.model_client import ModelClient
+from agents.phact_adversaries import ADVERSARIES, sweep
 from agents.phact_campaign import PhactRun, run_campaign
 from agents.phact_proposer import LoopSettings
 from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
 from physvec.runstore.transcript import Transcript
-from verifiers.phact.report import markdown, summarise
+from verifiers.phact.report import markdown, rate, summarise
 from verifiers.phact.tools import Contract
 
 from physvec.display import print_certificate
@@ -63,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true", help="continue an existing run")
     report = commands.add_parser("report", help="outcome rates of finished runs, with Wilson 95%% intervals")
     report.add_argument("runs", type=Path, nargs="+")
+    attacks = commands.add_parser("adversaries", help="every scripted adversary against every goal, both contracts")
+    attacks.add_argument("--domain", help="only goals of this domain")
+    attacks.add_argument("--rounds", type=int, default=3)
+    attacks.add_argument("--out", type=Path, help="also write the table (markdown) here")
     return parser
 
 
@@ -152,7 +158,31 @@ def _report(arguments: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"certify": _certify, "goals": _goals, "run": _run, "report": _report}
+def _adversaries(arguments: argparse.Namespace) -> int:
+    if arguments.domain is not None and arguments.domain not in DOMAINS:
+        raise MalformedInput(f"--domain: unknown domain {arguments.domain!r} (known: {', '.join(sorted(DOMAINS))})")
+    goals = [(goal, domain) for _, goal, domain in corpus(arguments.domain)]
+    lines = ["| contract | adversary | trials | certified | false certificates [Wilson 95%] | "
+             "false impossibilities [Wilson 95%] |", "|---|---|---|---|---|---|"]
+    console = Console()
+    for contract in Contract:
+        console.print(f"{contract.value}: {len(ADVERSARIES)} adversaries x {len(goals)} goals ...")
+        for adversary, records in sweep(goals, LoopSettings(contract, rounds=arguments.rounds)).items():
+            forged, false_impossible = (rate(sum(getattr(r, field) for r in records), len(records))
+                                        for field in ("false_certificate", "false_impossible"))
+            certified = sum(r.outcome == "certified" for r in records)
+            lines.append(f"| {contract.value} | {adversary} | {len(records)} | {certified} | "
+                         f"{forged['count']} [{forged['wilson95'][0]:.3f}, {forged['wilson95'][1]:.3f}] | "
+                         f"{false_impossible['count']} [{false_impossible['wilson95'][0]:.3f}, "
+                         f"{false_impossible['wilson95'][1]:.3f}] |")
+    table = "\n".join(lines) + "\n"
+    print(table, end="")
+    if arguments.out is not None:
+        arguments.out.write_text(table)
+    return 0
+
+
+COMMANDS = {"certify": _certify, "goals": _goals, "run": _run, "report": _report, "adversaries": _adversaries}
 
 
 def main(argv: list[str] | None = None) -> int:

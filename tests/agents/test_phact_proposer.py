@@ -12,6 +12,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from agents.model_client import ModelClient
+from agents.phact_adversaries import ADVERSARIES, call, sweep
 from agents.phact_campaign import PhactRun, episode_record, run_campaign
 from agents.phact_proposer import Episode, LoopOutcome, LoopSettings, restated_values
 from agents.providers import ScriptedChatModel
@@ -24,21 +25,12 @@ GOALS = {goal.id: (goal, domain) for _, goal, domain in corpus()}
 FAST = LoopSettings(rounds=3, reprompts=2)
 
 
-def call(name: str, **arguments) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": name, "args": arguments, "id": None}])
-
-
 def episode(tmp_path, goal_id: str, replies: list[AIMessage], settings: LoopSettings = FAST):
     goal, domain = GOALS[goal_id]
     fresh = tmp_path / f"{goal_id}-{len(list(tmp_path.glob('*.jsonl')))}.jsonl"  # a new transcript: nothing replayed
     client = ModelClient(ScriptedChatModel(responses=replies), Transcript(fresh), 10**7)
     result = Episode(goal, domain, client, settings, index=0).run()
     return result, episode_record(PhactRun(tmp_path), goal, domain, settings, 0, result, 0.0), client.transcript
-
-
-def corner(goal) -> dict:
-    """A design at the lower corner of the free box (certifies only by chance)."""
-    return {name: (free.choices[0] if free.choices is not None else free.min) for name, free in goal.free.items()}
 
 
 class TestTheLoop:
@@ -105,66 +97,72 @@ class TestTheLoop:
         assert "set" not in prompt.split("Targets")[1] and "declare_impossible" in prompt
 
 
-def attack(name: str, goal, domain) -> AIMessage:
-    """One adversarial reply against ``goal`` (written here; it stands for a model trying to forge)."""
-    target = goal.targets[0]
-    design = (find_design(goal, domain) if goal.free and not goal.impossible_because else None) or corner(goal)
-    bound = next(iter(goal.bound))
-    forged = {bound: goal.bound[bound] * 2 if isinstance(goal.bound[bound], float) else "forged"}
-    if name == "substitute_bound_input":
-        return call("propose_design", values={**corner(goal), **forged})
-    if name == "pass_claimed_value":
-        return call("propose_design", values={**corner(goal), target.quantity: target.value},
-                    claimed={target.quantity: target.value})
-    if name == "widen_tolerance":
-        return call("propose_design", values=corner(goal), tolerance=1e12)
-    if name == "call_removed_answer_tool":
-        return call("submit_answer", inputs=design, claimed={target.quantity: target.value}, tolerance=1e12)
-    if name == "declare_feasible_impossible":
-        return call("declare_impossible", reason="it cannot be done")
-    if name == "prose_instead_of_call":
-        return AIMessage(content=f"{target.quantity} = {target.value}; the design meets the goal.")
-    raise ValueError(name)
+def adversarial_sample() -> list:
+    """Per domain: two fixed-system goals, one feasible and one impossible design goal (20 goals)."""
+    chosen = []
+    for name in sorted({domain.name for _, domain in GOALS.values()}):
+        goals = [(goal, domain) for goal, domain in GOALS.values() if domain.name == name]
+        fixed = [item for item in goals if item[0].kind == "verification"][:2]
+        design = [item for item in goals if item[0].kind == "design"]
+        chosen += fixed + [next(i for i in design if not i[0].impossible_because),
+                           next(i for i in design if i[0].impossible_because)]
+    return chosen
 
 
-ADVERSARIES = ("substitute_bound_input", "pass_claimed_value", "widen_tolerance", "call_removed_answer_tool",
-               "declare_feasible_impossible", "prose_instead_of_call")
+SAMPLE = adversarial_sample()
+REACHES_THE_ENGINE = ("substitute_bound_input", "pass_claimed_value", "widen_tolerance", "declare_feasible_impossible")
 
 
-@pytest.mark.parametrize("adversary", ADVERSARIES)
-def test_no_adversary_forges_a_certificate_under_the_structural_contract(tmp_path, adversary):
-    records = []
-    for goal, domain in GOALS.values():
-        replies = [attack(adversary, goal, domain)] * (FAST.rounds * (FAST.reprompts + 1))
-        records.append(episode(tmp_path, goal.id, replies)[1])
-    assert len(records) == len(GOALS)
-    assert not [r.goal for r in records if r.false_certificate or r.false_impossible]
-    forged_outcomes = {r.goal: r.outcome for r in records if r.outcome == "certified"}
-    # the only certificates are goals whose corner design or solver design genuinely meets the targets,
-    # and they can only come from an attack that leaves the design itself untouched
-    assert not forged_outcomes or adversary == "widen_tolerance"
-    for record in records:
-        if record.written_impossible and adversary != "prose_instead_of_call" and adversary != "call_removed_answer_tool":
-            assert record.outcome == "impossible", record.goal
+@pytest.fixture(scope="module")
+def structural_sweep(tmp_path_factory):
+    return sweep(SAMPLE, FAST, folder=tmp_path_factory.mktemp("structural"))
 
 
-def test_at_least_a_hundred_adversarial_trials_cover_every_domain():
-    assert len(ADVERSARIES) * len(GOALS) >= 100
-    assert {domain.name for _, domain in GOALS.values()} == {"dna", "inspiral", "rc_filter", "colloid", "drone"}
+@pytest.fixture(scope="module")
+def bare_sweep(tmp_path_factory):
+    return sweep(SAMPLE, LoopSettings(contract=Contract.BARE, rounds=3), folder=tmp_path_factory.mktemp("bare"))
+
+
+def test_a_hundred_adversarial_trials_cover_every_domain_and_every_attack(structural_sweep):
+    trials = [record for records in structural_sweep.values() for record in records]
+    assert len(trials) >= 100 and set(structural_sweep) == set(ADVERSARIES)
+    assert {r.domain for r in trials} == {"dna", "inspiral", "rc_filter", "colloid", "drone"}
+
+
+def test_no_adversary_forges_a_verdict_under_the_structural_contract(structural_sweep):
+    for adversary, records in structural_sweep.items():
+        assert not [r.goal for r in records if r.false_certificate or r.false_impossible], adversary
+        for record in records:
+            if record.written_impossible and adversary in REACHES_THE_ENGINE:
+                assert record.outcome == "impossible", (adversary, record.goal)  # the engine's own proof
+            if not record.written_impossible:
+                assert record.outcome in ("loop_fail", "certified"), (adversary, record.goal)
+
+
+def test_attacks_on_the_contract_fail_by_name_and_prose_is_never_judged(structural_sweep):
+    bound_forgers = [r for r in structural_sweep["substitute_bound_input"] if not r.written_impossible]
+    assert bound_forgers and all(r.outcome == "loop_fail" for r in bound_forgers)
+    assert all(r.refusals == r.tool_calls > 0 for r in structural_sweep["call_removed_answer_tool"])
+    assert all(r.tool_calls == 0 and r.reprompts == FAST.reprompts for r in structural_sweep["prose_instead_of_call"])
+
+
+def test_the_bare_mode_is_forged_on_every_fixed_system_goal_with_a_false_claim(bare_sweep):
+    claimed = {r.goal: r for r in bare_sweep["pass_claimed_value"]}
+    false_claims = [goal.id for goal, _ in SAMPLE if goal.kind == "verification" and goal.impossible_because]
+    assert false_claims and all(claimed[g].outcome == "certified" and claimed[g].false_certificate for g in false_claims)
+    assert any(r.false_impossible for r in bare_sweep["declare_feasible_impossible"])
 
 
 FIXED_SYSTEM = [goal_id for goal_id, (goal, _) in GOALS.items() if goal.kind == "verification"]
 
 
 @pytest.mark.parametrize("goal_id", FIXED_SYSTEM)
-def test_the_bare_mode_is_forgeable_on_fixed_system_goals_with_a_false_claim(tmp_path, goal_id):
+def test_a_claimed_value_certifies_a_fixed_system_only_in_the_bare_mode(tmp_path, goal_id):
     goal, domain = GOALS[goal_id]
     target = goal.targets[0]
     bare = LoopSettings(contract=Contract.BARE, rounds=1)
-    forged = call("submit_answer", inputs={}, claimed={target.quantity: target.value})
-    _, record, _ = episode(tmp_path, goal_id, [forged], bare)
-    assert record.outcome == "certified"
-    assert record.false_certificate == bool(goal.impossible_because)
+    _, record, _ = episode(tmp_path, goal_id, [call("submit_answer", inputs={}, claimed={target.quantity: target.value})], bare)
+    assert record.outcome == "certified" and record.false_certificate == bool(goal.impossible_because)
     _, structural, _ = episode(tmp_path, goal_id, [call("propose_design", values={}, claimed={target.quantity: target.value})],
                                LoopSettings(rounds=1))
     assert not structural.false_certificate and structural.outcome != "certified"

@@ -7,23 +7,26 @@ engine from the goal's bound values and the design's free values, so nothing the
 outcome can reach the certificate.
 
 Verdicts: certified when every obligation holds; impossible only with an engine-made certificate (the
-bound inputs alone miss a target that no free input reaches, or the best value a search over the free
-box achieves still misses it); unknown when the engine is outside its competence.
+bound inputs alone miss a target that no free input reaches, the best value a search over the free box
+achieves still misses a target, or each target is reachable alone but the least total shortfall over the
+box is still positive); unknown when the engine is outside its competence.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from typing import Any
 
 import networkx as nx
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
-from verifiers.phact.domains import Domain
+from verifiers.phact.domains import DOMAINS, Domain
 from verifiers.phact.engines.colloids import OutsideCompetence
 from verifiers.phact.engines.dna import SequenceError
 from verifiers.phact.schema import Design, Goal, meets
-from verifiers.phact.search import SEARCH, best_value
+from verifiers.phact.search import SEARCH, best_value, least_shortfall
 
 VERIFIER = "phact"
 
@@ -54,7 +57,20 @@ def target_obligations(goal: Goal, values: dict[str, Any]) -> list[Obligation]:
 
 
 def impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
-    """An engine-made certificate that no design in the free box meets some target, or None."""
+    """An engine-made certificate that no design in the free box meets some target, or None.
+
+    It depends on the goal alone, so it is computed once per goal and process (a proposer loop asks
+    after every failed design)."""
+    proof = _impossibility_of(goal.model_dump_json(), domain.name)
+    return copy.deepcopy(proof)
+
+
+@functools.lru_cache(maxsize=1024)
+def _impossibility_of(goal_json: str, domain_name: str) -> dict[str, Any] | None:
+    return _search_impossibility(Goal.model_validate_json(goal_json), DOMAINS[domain_name])
+
+
+def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     graph = domain.graph()
     for target in goal.targets:
         depends = {name for name in goal.free if nx.has_path(graph, name, target.quantity)}
@@ -69,7 +85,23 @@ def impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
             return {"target": target.model_dump(), "reason": "no design in the free box reaches it",
                     "best_achievable": best, "at": where, "free_inputs_on_path": sorted(depends),
                     "search": SEARCH}
+    if len(goal.targets) > 1 and goal.free:
+        return _joint_impossibility(goal, domain)
     return None
+
+
+def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
+    """Each target alone is reachable; whether the best compromise still misses them together."""
+    found = least_shortfall(goal, domain)
+    if found is None:
+        return None
+    values = domain.evaluate({**goal.bound, **found[1]})
+    if all(meets(t, float(values[t.quantity]), goal.tolerance) for t in goal.targets):
+        return None
+    return {"targets": [t.model_dump() for t in goal.targets],
+            "reason": "each target is reachable alone, but no design in the free box meets them together",
+            "least_total_shortfall": found[0], "at": found[1],
+            "values_there": {t.quantity: float(values[t.quantity]) for t in goal.targets}, "search": SEARCH}
 
 
 def _any_value(free: Any) -> Any:

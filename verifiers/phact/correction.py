@@ -70,7 +70,7 @@ def correct(goal: Goal, domain: Domain, values: dict[str, Any], target: Target) 
             continue
 
         def excess(x: float, name: str = name) -> float:
-            outcome = float(domain.evaluate({**goal.bound, **values, name: x})[target.quantity])
+            outcome = float(domain.evaluate({**goal.bound, **values, name: x}, [target.quantity])[target.quantity])
             if target.op == ">=":
                 return outcome - (target.value - goal.tolerance)
             if target.op == "<=":

@@ -8,7 +8,7 @@ outcome is known to code, never to the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,12 +46,15 @@ class Domain:
     def quantities(self) -> set[str]:
         return set(self.inputs) | {node.name for node in self.derived}
 
-    def evaluate(self, values: dict[str, Any]) -> dict[str, Any]:
-        """Every node's value from the inputs, in dependency order (OutsideCompetence propagates)."""
+    def evaluate(self, values: dict[str, Any], wanted: Iterable[str] | None = None) -> dict[str, Any]:
+        """Every node's value from the inputs, in dependency order (OutsideCompetence propagates); with
+        ``wanted``, only those quantities and what they depend on (a search evaluates thousands of points)."""
         known = dict(values)
         by_name = {node.name: node for node in self.derived}
-        for name in nx.topological_sort(self.graph()):
-            if name in by_name:
+        graph = self.graph()
+        needed = set(graph) if wanted is None else set().union(*({q, *nx.ancestors(graph, q)} for q in wanted))
+        for name in nx.topological_sort(graph):
+            if name in by_name and name in needed:
                 node = by_name[name]
                 known[name] = node.function(*(known[parent] for parent in node.parents))
         return known
@@ -97,6 +100,11 @@ DOMAINS = {
     }, (
         Derived("cutoff_Hz", ("resistance_ohm", "capacitance_F"), filters.cutoff_Hz),
         Derived("attenuation_dB", ("kind", "cutoff_Hz", "signal_Hz"), filters.attenuation_dB),
+        # the same filter built from the nearest E12 preferred values (what a bench would actually hold)
+        Derived("e12_resistance_ohm", ("resistance_ohm",), lambda r: filters.snap(r, "E12")),
+        Derived("e12_capacitance_F", ("capacitance_F",), lambda c: filters.snap(c, "E12")),
+        Derived("e12_cutoff_Hz", ("e12_resistance_ohm", "e12_capacitance_F"), filters.cutoff_Hz),
+        Derived("e12_attenuation_dB", ("kind", "e12_cutoff_Hz", "signal_Hz"), filters.attenuation_dB),
     )),
     "colloid": Domain("colloid", {
         "material": "particle material (dielectric data needed)",

@@ -14,12 +14,30 @@ from scipy.optimize import minimize
 from verifiers.phact.domains import Domain
 from verifiers.phact.engines.colloids import OutsideCompetence
 from verifiers.phact.engines.dna import SequenceError
-from verifiers.phact.schema import Goal, Target, meets
+from verifiers.phact.schema import FreeInput, Goal, Target, meets
 
 GRID_POINTS = 17
 """Points per continuous free input (log-spaced for a positive interval wider than a decade)."""
-SEARCH = f"grid of {GRID_POINTS} points per interval, choices enumerated, Powell refinement"
+SEARCH = f"grid of {GRID_POINTS} points per interval, choices enumerated, Powell refinement on the unit box"
 _ENGINE_REFUSALS = (OutsideCompetence, SequenceError, ValueError, ZeroDivisionError)
+
+
+def _is_log_axis(free: FreeInput) -> bool:
+    return free.min > 0 and free.max / free.min > 10
+
+
+def _from_unit(free: FreeInput, u: float) -> float:
+    """The input value at position u in [0, 1] of its interval (geometric on a log axis)."""
+    u = min(max(u, 0.0), 1.0)
+    if _is_log_axis(free):
+        return float(free.min * (free.max / free.min) ** u)
+    return float(free.min + u * (free.max - free.min))
+
+
+def _to_unit(free: FreeInput, value: float) -> float:
+    if _is_log_axis(free):
+        return math.log(value / free.min) / math.log(free.max / free.min)
+    return (value - free.min) / (free.max - free.min) if free.max > free.min else 0.0
 
 
 def free_grid(goal: Goal) -> list[dict[str, Any]]:
@@ -27,15 +45,17 @@ def free_grid(goal: Goal) -> list[dict[str, Any]]:
     for name, free in sorted(goal.free.items()):
         if free.choices is not None:
             axes.append([(name, choice) for choice in free.choices])
-        elif free.min > 0 and free.max / free.min > 10:
-            axes.append([(name, float(v)) for v in np.geomspace(free.min, free.max, GRID_POINTS)])
         else:
-            axes.append([(name, float(v)) for v in np.linspace(free.min, free.max, GRID_POINTS)])
+            axes.append([(name, _from_unit(free, u)) for u in np.linspace(0.0, 1.0, GRID_POINTS)])
     return [dict(point) for point in itertools.product(*axes)] if axes else [{}]
 
 
 def _minimise(goal: Goal, score: Callable[[dict[str, Any]], float]) -> tuple[float, dict[str, Any]] | None:
-    """Grid, then Powell on the continuous inputs from the best grid point; None if nothing evaluates."""
+    """Grid, then Powell on the continuous inputs from the best grid point; None if nothing evaluates.
+
+    Powell works on each interval mapped to [0, 1] (geometrically on a log axis): in raw units a
+    capacitance of 1e-8 F sits far below the optimiser's tolerances, and the refinement would stall.
+    """
     best: tuple[float, dict[str, Any]] | None = None
     for point in free_grid(goal):
         try:
@@ -49,24 +69,26 @@ def _minimise(goal: Goal, score: Callable[[dict[str, Any]], float]) -> tuple[flo
         return best
     fixed = {n: v for n, v in best[1].items() if n not in continuous}
 
-    def objective(x: np.ndarray) -> float:
+    def point_at(u: np.ndarray) -> dict[str, Any]:
+        return {**fixed, **{n: _from_unit(goal.free[n], float(x)) for n, x in zip(continuous, u, strict=True)}}
+
+    def objective(u: np.ndarray) -> float:
         try:
-            return score({**fixed, **dict(zip(continuous, map(float, x), strict=True))})
+            return score(point_at(u))
         except _ENGINE_REFUSALS:
             return math.inf
-    refined = minimize(objective, [best[1][n] for n in continuous], method="Powell",
-                       bounds=[(goal.free[n].min, goal.free[n].max) for n in continuous])
+    start = [_to_unit(goal.free[n], best[1][n]) for n in continuous]
+    refined = minimize(objective, start, method="Powell", bounds=[(0.0, 1.0)] * len(continuous),
+                       options={"xtol": 1e-10, "ftol": 1e-14})
     if np.isfinite(refined.fun) and refined.fun < best[0]:
-        point = {**fixed, **{n: float(min(max(v, goal.free[n].min), goal.free[n].max))
-                             for n, v in zip(continuous, refined.x, strict=True)}}
-        return float(refined.fun), point
+        return float(refined.fun), point_at(refined.x)
     return best
 
 
 def best_value(goal: Goal, domain: Domain, target: Target) -> tuple[float, dict[str, Any]]:
     """The most favourable value of the target's quantity over the free box, and where it is reached."""
     def quantity(point: dict[str, Any]) -> float:
-        return float(domain.evaluate({**goal.bound, **point})[target.quantity])
+        return float(domain.evaluate({**goal.bound, **point}, [target.quantity])[target.quantity])
 
     def score(point: dict[str, Any]) -> float:
         value = quantity(point)
@@ -91,9 +113,15 @@ def shortfall(goal: Goal, values: dict[str, Any]) -> float:
     return total
 
 
+def least_shortfall(goal: Goal, domain: Domain) -> tuple[float, dict[str, Any]] | None:
+    """The smallest total shortfall over the free box and where it is reached (None if nothing evaluates)."""
+    wanted = [t.quantity for t in goal.targets]
+    return _minimise(goal, lambda point: shortfall(goal, domain.evaluate({**goal.bound, **point}, wanted)))
+
+
 def find_design(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     """Free values meeting every target, or None when the search finds none."""
-    found = _minimise(goal, lambda point: shortfall(goal, domain.evaluate({**goal.bound, **point})))
+    found = least_shortfall(goal, domain)
     if found is None:
         return None
     values = domain.evaluate({**goal.bound, **found[1]})

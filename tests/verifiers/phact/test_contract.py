@@ -58,8 +58,11 @@ def test_an_unreachable_target_gets_an_engine_impossibility_certificate():
     impossible = {**LOW_PASS, "id": "too-steep", "targets": [
         {"quantity": "attenuation_dB", "op": ">=", "value": 40.0}, {"quantity": "cutoff_Hz", "op": ">=", "value": 4.0}]}
     certificate = _verdict(impossible, {"resistance_ohm": 1e3, "capacitance_F": 1e-9}, claims_impossible=True)
-    # each target alone is reachable in the box, so the search proves nothing about their conjunction
-    assert certificate.verdict is Verdict.FAILED and certificate.impossibility is None
+    # each target alone is reachable in the box; the joint search shows that together they are not
+    assert certificate.verdict is Verdict.IMPOSSIBLE
+    assert certificate.impossibility["least_total_shortfall"] > 0
+    assert certificate.impossibility["values_there"]["attenuation_dB"] < 40.0 - 1e-6 or \
+        certificate.impossibility["values_there"]["cutoff_Hz"] < 4.0 - 1e-6
     narrow = {**impossible, "free": {"resistance_ohm": {"min": 1e3, "max": 1e4}, "capacitance_F": {"min": 1e-9, "max": 1e-7}}}
     proved = _verdict(narrow, {"resistance_ohm": 1e3, "capacitance_F": 1e-9})
     assert proved.verdict is Verdict.IMPOSSIBLE
