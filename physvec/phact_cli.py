@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="structural (the engine derives every outcome) or bare (answer-submitting, for comparison)")
     run.add_argument("--feedback", choices=["weak", "strong", "structural"], default="structural")
     run.add_argument("--domain", help="only goals of this domain")
-    run.add_argument("--goals", default="*", help="glob over DOMAIN/GOAL-ID (default: every goal)")
+    run.add_argument("--goals", default="*", help="comma-separated globs over DOMAIN/GOAL-ID (default: every goal)")
     run.add_argument("--trials", type=int, default=1)
     run.add_argument("--rounds", type=int, default=8, help="judged tool-call rounds per episode")
     run.add_argument("--reprompts", type=int, default=2, help="prose replies in a row the supervisor re-prompts")
@@ -124,7 +124,7 @@ def _run(arguments: argparse.Namespace) -> int:
     except (ValueError, ModelSpecError) as error:
         raise MalformedInput(f"run settings: {error}") from None
     goals = [(goal, domain) for _, goal, domain in corpus(arguments.domain)
-             if fnmatch.fnmatch(f"{goal.domain}/{goal.id}", arguments.goals)]
+             if any(fnmatch.fnmatch(f"{goal.domain}/{goal.id}", glob) for glob in arguments.goals.split(","))]
     if not goals:
         raise MalformedInput(f"--goals: no goal matches {arguments.goals!r}")
     settings = {"model": normalise_spec(arguments.model), "contract": arguments.contract, "feedback": arguments.feedback,

@@ -1,17 +1,23 @@
 """Domain checkers named by a task (DualityCert, PHACT, MatPCR) as one verifier node.
 
 DualityCert checks the task's claim file at final-judge strictness; its obligations appear here under
-the prefix "dualitycert:".  Checkers not built yet report not_implemented; a task naming none gets a
-not_applicable obligation.
+the prefix "dualitycert:".  PHACT judges a design file {"goal": GOAL, "design": DESIGN} (GOAL a goal
+object or the id of a corpus goal) with its engine, under the prefix "phact:"; an engine impossibility
+certificate is a failed "phact:goal_is_achievable" obligation carrying the certificate as evidence.
+Checkers not built yet report not_implemented; a task naming none gets a not_applicable obligation.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
 from verifiers.dualitycert.registry import FINAL, certify
 from verifiers.dualitycert.theory import MalformedTheory, parse_claim, read_json
+from verifiers.phact import contract as phact
+from verifiers.phact.corpus import corpus
+from verifiers.phact.schema import MalformedInput, parse_design, parse_goal
 from verifiers.protocol import Subject
 
 
@@ -26,6 +32,35 @@ def dualitycert_obligations(claim_file: Path) -> list[Obligation]:
             for obligation in certify(claim, FINAL).obligations]
 
 
+def _phact_goal(entry: object) -> tuple:
+    if isinstance(entry, str):
+        found = [(goal, domain) for _, goal, domain in corpus() if goal.id == entry]
+        if not found:
+            raise MalformedInput(f"goal: no corpus goal {entry!r} (see phact goals)")
+        return found[0]
+    return parse_goal(entry)
+
+
+def phact_obligations(design_file: Path) -> list[Obligation]:
+    """The engine's obligations for the design file, or one error naming the field it cannot read."""
+    try:
+        data = json.loads(design_file.read_text())
+        if not isinstance(data, dict) or not {"goal", "design"} <= set(data):
+            raise MalformedInput("the file needs 'goal' (an object or a corpus goal id) and 'design'")
+        goal, domain = _phact_goal(data["goal"])
+        design = parse_design({"goal": goal.id, **data["design"]})
+    except (OSError, json.JSONDecodeError, MalformedInput) as error:
+        return [Obligation(name="phact:design", category="phact", outcome=Outcome.ERROR,
+                           message=f"{design_file.name}: {error}")]
+    certificate = phact.certify(goal, domain, design)
+    obligations = [o.model_copy(update={"name": f"phact:{o.name}"}) for o in certificate.obligations]
+    if certificate.impossibility is not None:
+        obligations.append(Obligation(name="phact:goal_is_achievable", category="phact", outcome=Outcome.FAILED,
+                                      message="the engine proves that no design within the goal's bounds meets it",
+                                      evidence=certificate.impossibility))
+    return obligations
+
+
 class DomainCheckVerifier:
     name = "domain_checks"
 
@@ -34,6 +69,8 @@ class DomainCheckVerifier:
         for check in subject.task.task.domain_checks:
             if check.checker == "dualitycert":
                 obligations += dualitycert_obligations(subject.task.domain_inputs[check.checker])
+            elif check.checker == "phact":
+                obligations += phact_obligations(subject.task.domain_inputs[check.checker])
             else:
                 obligations.append(not_implemented(check.checker, check.checker,
                                                    f"the {check.checker} checker is not built yet"))

@@ -92,7 +92,7 @@ class DomainCheck(StrictModel):
     """A domain checker to run as a further verifier node, with its input file."""
 
     checker: DomainChecker
-    input: str = Field(min_length=1, description="claim or goal file, relative to the task file")
+    input: str = Field(min_length=1, description="claim file (dualitycert) or design file (phact), relative to the task file")
 
 
 class Limits(StrictModel):

@@ -1,4 +1,5 @@
-"""The domain-check node: DualityCert claims judged at final strictness, unreadable claims as errors."""
+"""The domain-check node: DualityCert claims judged at final strictness, PHACT designs judged by the engine,
+unreadable inputs as errors."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 from tests.verifiers.dualitycert.conftest import dp0_data
 from verifiers.certificate import Outcome
-from verifiers.domain import dualitycert_obligations
+from verifiers.domain import dualitycert_obligations, phact_obligations
 from verifiers.dualitycert.dualize import dualize
 from verifiers.dualitycert.theory import parse_theory
 
@@ -26,3 +27,33 @@ def test_an_unreadable_claim_is_an_error_never_a_certificate(tmp_path):
     claim.write_text(json.dumps({"theory_a": dp0_data()}))
     (obligation,) = dualitycert_obligations(claim)
     assert obligation.outcome is Outcome.ERROR and "theory_a and theory_b" in obligation.message
+
+
+def _design_file(tmp_path, goal, values):
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps({"goal": goal, "design": {"values": values}}))
+    return path
+
+
+def test_a_phact_design_for_a_corpus_goal_is_judged_by_the_engine(tmp_path):
+    # 1/(2 pi 1.6 kOhm 100 nF) = 994.7 Hz, within 1 Hz of the claimed 995 Hz
+    obligations = {o.name: o for o in phact_obligations(_design_file(tmp_path, "fixed-rc-claimed-995-hz", {}))}
+    assert obligations["phact:target:cutoff_Hz == 995"].outcome is Outcome.CERTIFIED
+    assert not any(o.outcome is Outcome.FAILED for o in obligations.values())
+
+
+def test_a_phact_design_for_an_impossible_goal_fails_with_the_engines_certificate(tmp_path):
+    obligations = {o.name: o for o in phact_obligations(_design_file(tmp_path, "gw150914-claimed-chirp-30", {}))}
+    achievable = obligations["phact:goal_is_achievable"]
+    assert achievable.outcome is Outcome.FAILED and achievable.evidence["reason"] == "the bound inputs alone fix this quantity"
+
+
+def test_a_phact_design_writing_a_bound_input_fails_by_name(tmp_path):
+    obligations = {o.name: o for o in phact_obligations(_design_file(tmp_path, "cutoff-at-1-khz",
+                                                                     {"capacitance_F": 1.6e-8, "resistance_ohm": 1.0}))}
+    assert obligations["phact:writes_only_free_inputs"].evidence["inputs"] == ["resistance_ohm"]
+
+
+def test_an_unreadable_phact_file_is_an_error_naming_what_is_missing(tmp_path):
+    (bad,) = phact_obligations(_design_file(tmp_path, "no-such-goal", {}))
+    assert bad.outcome is Outcome.ERROR and "no corpus goal 'no-such-goal'" in bad.message
