@@ -177,3 +177,28 @@ def test_a_campaign_resumes_without_paying_for_replies_again(tmp_path):
     again = ModelClient(ScriptedChatModel(responses=[]), Transcript(run.folder / "transcript.jsonl"), 10**7)
     assert run_campaign(run, [(goal, domain)], FAST, 1, again) == [] and record.outcome == "certified"
     assert (run.folder / "certificates" / f"{goal.id}-0.json").is_file()
+
+
+def test_a_material_outside_the_engines_competence_ends_unknown(tmp_path):
+    goal, domain = GOALS["stable-latex"]
+    gold = goal.model_copy(update={"id": "stable-gold", "bound": {**goal.bound, "material": "gold"}})
+    client = ModelClient(ScriptedChatModel(responses=[call("propose_design", values={"zeta_V": -0.05})]),
+                         Transcript(tmp_path / "t.jsonl"), 10**7)
+    result = Episode(gold, domain, client, FAST, index=0).run()
+    assert result.outcome is LoopOutcome.UNKNOWN and "no dielectric data for 'gold'" in result.certificate.obligations[-1].message
+
+
+def test_the_loop_runs_against_an_openai_compatible_server_with_real_tool_calls(tmp_path, capsys):
+    from physvec.phact_cli import main
+    from tests.support.chat_completions_server import ChatCompletionsServer
+
+    # C = 15.9 nF with the bound 10 kOhm gives 1001 Hz, within 10 Hz of 1 kHz
+    prose = "I would take capacitance_F = 1.59e-8."
+    proposal = {"content": "", "tool_calls": [{"name": "propose_design", "args": {"values": {"capacitance_F": 1.59e-8}}}]}
+    with ChatCompletionsServer([prose, proposal]) as server:
+        code = main(["run", "--model", "openai:m", "--base-url", server.base_url, "--goals", "rc_filter/cutoff-at-1-khz",
+                     "--runs-dir", str(tmp_path), "--run-id", "live"])
+        log = server.request_log
+    assert code == 0 and "cutoff-at-1-khz trial 0: certified after 1 rounds" in capsys.readouterr().out
+    assert log[0]["tools"] == ["propose_design", "declare_impossible"]
+    assert "capacitance_F = 1.59e-8" in log[1]["messages"][-1]["content"]  # the supervisor's re-prompt
