@@ -26,7 +26,7 @@ from physvec.runstore.store import RunNotFound, list_runs, open_run
 from physvec.scaffold import scaffold_task
 from physvec.taskfiles.loading import InputFileError, load_task, validate_file
 from physvec.taskfiles.schemas import export_schemas
-from verifiers.certificate import Certificate, Verdict
+from verifiers.certificate import Verdict
 from verifiers.programming import programming_metrics, verify_script
 from verifiers.sandbox import SandboxLimits, SandboxPool
 
