@@ -15,12 +15,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from agents.model_client import ModelClient
-from agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings
+from agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
 from physvec.runstore.records import RecordFile
 from verifiers.phact.contract import impossibility
 from verifiers.phact.domains import Domain
@@ -30,8 +29,8 @@ from verifiers.phact.schema import Goal
 from verifiers.phact.tools import is_true_certificate
 
 
-class EpisodeRecord(BaseModel):
-    """How one goal ended in one trial."""
+class EpisodeRecord(LoopTally):
+    """How one goal ended in one trial (with the loop's tally)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -46,12 +45,6 @@ class EpisodeRecord(BaseModel):
     outcome: str
     """certified, impossible, unknown, loop_fail or infra_fault"""
     reason: str
-    rounds: int
-    tool_calls: int
-    refusals: int
-    reprompts: int
-    claimed_impossible: bool
-    design: dict[str, Any] | None
     false_certificate: bool
     """certified, but the structural engine does not certify the design's free inputs"""
     false_impossible: bool
@@ -85,16 +78,15 @@ def engine_finds_impossible(goal: Goal, domain: Domain) -> bool:
         return False
 
 
-def episode_record(run: PhactRun, goal: Goal, domain: Domain, settings: LoopSettings, trial: int, result: EpisodeResult,
-            seconds: float) -> EpisodeRecord:
+def episode_record(run: PhactRun, goal: Goal, domain: Domain, settings: LoopSettings, trial: int,
+                   result: EpisodeResult, seconds: float) -> EpisodeRecord:
     certified = result.outcome is LoopOutcome.CERTIFIED
     impossible = result.outcome is LoopOutcome.IMPOSSIBLE
     return EpisodeRecord(
         run_id=run.run_id, goal=goal.id, domain=domain.name, kind=goal.kind, written_impossible=bool(goal.impossible_because),
         contract=settings.contract.value, feedback=settings.feedback, trial=trial, outcome=result.outcome.value,
-        reason=result.reason[:300], rounds=result.rounds, tool_calls=result.tool_calls, refusals=result.refusals,
-        reprompts=result.reprompts, claimed_impossible=result.claimed_impossible, design=result.design,
-        false_certificate=certified and not is_true_certificate(goal, domain, result.design),
+        reason=result.reason[:300], **result.tally.model_dump(),
+        false_certificate=certified and not is_true_certificate(goal, domain, result.tally.design),
         false_impossible=impossible and not engine_finds_impossible(goal, domain),
         tokens=result.tokens, seconds=round(seconds, 3))
 

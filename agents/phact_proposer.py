@@ -26,6 +26,7 @@ from typing import Any, Literal, TypedDict
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel, ConfigDict
 
 from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
 from agents.prompts import render
@@ -83,17 +84,28 @@ class LoopState(TypedDict, total=False):
     design: dict[str, Any] | None
 
 
+class LoopTally(BaseModel):
+    """How an episode went, counted: the part of its result that every record keeps."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rounds: int
+    """judged tool-call rounds"""
+    tool_calls: int
+    refusals: int
+    """tool calls the contract refused without evaluating anything"""
+    reprompts: int
+    claimed_impossible: bool
+    design: dict[str, Any] | None
+    """the input values of the last judged design"""
+
+
 @dataclass
 class EpisodeResult:
     outcome: LoopOutcome
     reason: str
-    rounds: int
-    tool_calls: int
-    refusals: int
-    reprompts: int
-    claimed_impossible: bool
+    tally: LoopTally
     certificate: Certificate | None
-    design: dict[str, Any] | None
     tokens: int = 0
     history: list[BaseMessage] = field(default_factory=list)
 
@@ -160,11 +172,12 @@ class Episode:
                             "refusals": 0, "claimed_impossible": False, "certificate": None, "design": None}
         limit = 4 * self.settings.rounds * (self.settings.reprompts + 1) + 10
         state = LOOP.invoke(start, {"recursion_limit": limit, "configurable": {"episode": self}})
-        return EpisodeResult(
-            outcome=LoopOutcome(state["outcome"]), reason=state.get("reason", ""), rounds=state["rounds"],
-            tool_calls=state["tool_calls"], refusals=state["refusals"], reprompts=state["reprompts"],
-            claimed_impossible=state["claimed_impossible"], certificate=state["certificate"], design=state["design"],
-            tokens=self.client.tokens_used - tokens_before, history=state["messages"])
+        tally = LoopTally(rounds=state["rounds"], tool_calls=state["tool_calls"], refusals=state["refusals"],
+                          reprompts=state["reprompts"], claimed_impossible=state["claimed_impossible"],
+                          design=state["design"])
+        return EpisodeResult(outcome=LoopOutcome(state["outcome"]), reason=state.get("reason", ""), tally=tally,
+                             certificate=state["certificate"], tokens=self.client.tokens_used - tokens_before,
+                             history=state["messages"])
 
     def propose(self, state: LoopState) -> LoopState:
         step = self.index * CALLS_PER_EPISODE + state["calls"]
