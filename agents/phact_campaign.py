@@ -23,8 +23,7 @@ from agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSetti
 from physvec.runstore.records import RecordFile
 from verifiers.phact.contract import impossibility
 from verifiers.phact.domains import Domain
-from verifiers.phact.engines.colloids import OutsideCompetence
-from verifiers.phact.engines.dna import SequenceError
+from verifiers.phact.engines import ENGINE_REFUSALS
 from verifiers.phact.schema import Goal
 from verifiers.phact.tools import is_true_certificate
 
@@ -74,7 +73,7 @@ class PhactRun:
 def engine_finds_impossible(goal: Goal, domain: Domain) -> bool:
     try:
         return impossibility(goal, domain) is not None
-    except (OutsideCompetence, SequenceError):
+    except ENGINE_REFUSALS:
         return False
 
 

@@ -23,8 +23,7 @@ import networkx as nx
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.phact.domains import DOMAINS, Domain
-from verifiers.phact.engines.colloids import OutsideCompetence
-from verifiers.phact.engines.dna import SequenceError
+from verifiers.phact.engines import ENGINE_REFUSALS
 from verifiers.phact.schema import Design, Goal, meets
 from verifiers.phact.search import SEARCH, best_value, least_shortfall
 
@@ -122,7 +121,7 @@ def certify(goal: Goal, domain: Domain, design: Design) -> Certificate:
             obligations += target_obligations(goal, values)
         if any(o.outcome is Outcome.FAILED for o in obligations) or design.claims_impossible:
             proof = impossibility(goal, domain)
-    except (OutsideCompetence, SequenceError) as error:
+    except ENGINE_REFUSALS as error:
         # outside competence nothing is certified: only the contract's failures stand beside "unknown"
         outside = Obligation(name="engine_competence", category="competence", outcome=Outcome.UNKNOWN,
                              message=str(error))

@@ -12,14 +12,13 @@ import numpy as np
 from scipy.optimize import minimize
 
 from verifiers.phact.domains import Domain
+from verifiers.phact.engines import ENGINE_REFUSALS
 from verifiers.phact.engines.colloids import OutsideCompetence
-from verifiers.phact.engines.dna import SequenceError
 from verifiers.phact.schema import FreeInput, Goal, Target, meets
 
 GRID_POINTS = 17
 """Points per continuous free input (log-spaced for a positive interval wider than a decade)."""
 SEARCH = f"grid of {GRID_POINTS} points per interval, choices enumerated, Powell refinement on the unit box"
-_ENGINE_REFUSALS = (OutsideCompetence, SequenceError, ValueError, ZeroDivisionError)
 
 
 def _is_log_axis(free: FreeInput) -> bool:
@@ -60,7 +59,7 @@ def _minimise(goal: Goal, score: Callable[[dict[str, Any]], float]) -> tuple[flo
     for point in free_grid(goal):
         try:
             value = score(point)
-        except _ENGINE_REFUSALS:
+        except ENGINE_REFUSALS:
             continue
         if best is None or value < best[0]:
             best = (value, point)
@@ -75,7 +74,7 @@ def _minimise(goal: Goal, score: Callable[[dict[str, Any]], float]) -> tuple[flo
     def objective(u: np.ndarray) -> float:
         try:
             return score(point_at(u))
-        except _ENGINE_REFUSALS:
+        except ENGINE_REFUSALS:
             return math.inf
     start = [_to_unit(goal.free[n], best[1][n]) for n in continuous]
     refined = minimize(objective, start, method="Powell", bounds=[(0.0, 1.0)] * len(continuous),

@@ -23,8 +23,7 @@ from typing import Any
 from verifiers.certificate import Certificate, Obligation, Outcome, Verdict, digest
 from verifiers.phact.contract import VERIFIER, certify, impossibility, target_obligations
 from verifiers.phact.domains import Domain
-from verifiers.phact.engines.colloids import OutsideCompetence
-from verifiers.phact.engines.dna import SequenceError
+from verifiers.phact.engines import ENGINE_REFUSALS
 from verifiers.phact.schema import Design, Goal
 
 BARE_VERIFIER = "phact-bare"
@@ -115,7 +114,7 @@ def judge_impossibility_claim(goal: Goal, domain: Domain, reason: str, contract:
                            impossibility={"claimed_by_model": reason}, summary=summary)
     try:
         proof = impossibility(goal, domain)
-    except (OutsideCompetence, SequenceError) as error:
+    except ENGINE_REFUSALS as error:
         outside = Obligation(name="engine_competence", category="competence", outcome=Outcome.UNKNOWN, message=str(error))
         return Certificate(verifier=VERIFIER, subject_digest=subject, obligations=(outside,), summary=summary)
     confirmed = Obligation(
@@ -135,7 +134,7 @@ def _judge_bare_answer(goal: Goal, domain: Domain, arguments: dict[str, Any]) ->
     tolerance = float(arguments.get("tolerance", goal.tolerance))
     try:
         derived = domain.evaluate(values) if set(domain.inputs) <= set(values) else dict(values)
-    except (OutsideCompetence, SequenceError, ValueError, ZeroDivisionError) as error:
+    except ENGINE_REFUSALS as error:
         return Judgement(None, f"the inputs could not be evaluated: {error}")
     answer = {**derived, **claimed}
     missing = [t.quantity for t in goal.targets if t.quantity not in answer]

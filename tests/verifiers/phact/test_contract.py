@@ -104,3 +104,11 @@ def test_a_malformed_goal_names_the_field(change, named):
     change(goal)
     with pytest.raises(MalformedInput, match=named):
         parse_goal(goal)
+
+
+def test_inputs_the_engine_cannot_evaluate_give_unknown_never_a_crash():
+    # a user-written goal whose bound resistance is zero: 1/(2 pi R C) has no value
+    zero = {**LOW_PASS, "id": "zero-r", "bound": {**LOW_PASS["bound"], "resistance_ohm": 0.0},
+            "free": {"capacitance_F": {"min": 1e-9, "max": 1e-6}}}
+    certificate = _verdict(zero, {"capacitance_F": 1e-7})
+    assert certificate.verdict is Verdict.UNKNOWN and "must be positive" in certificate.obligations[-1].message
