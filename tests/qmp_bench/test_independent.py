@@ -34,6 +34,14 @@ def test_the_free_fermion_tfi_energy_equals_exact_diagonalisation():
         assert open_tfi_free_fermion_energy(10, 1.0, g) == pytest.approx(exact, abs=1e-9)
 
 
+def test_the_critical_ising_ring_has_the_free_fermion_closed_form():
+    # Pfeuty (1970): at h = J the even-parity sector of the ring takes antiperiodic momenta, and
+    # E = -sum_k 2 J |sin(k/2)| = -2 J / sin(pi / 2L)
+    for L in (8, 12):
+        exact = ground_state(ising_zz_x(L, 1.0, 1.0, periodic=True))[0]
+        assert exact == pytest.approx(-2 / math.sin(math.pi / (2 * L)), abs=1e-9)
+
+
 def test_free_spins_precess_as_cos_2ht():
     for h, t in ((1.0, 1.0), (0.5, 2.0)):
         assert quench_magnetization(4, 0.0, h, t) == pytest.approx(math.cos(2 * h * t), abs=1e-12)
