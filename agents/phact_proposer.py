@@ -159,7 +159,7 @@ def told_about(judgement: Judgement, settings: LoopSettings, goal: Goal, domain:
 
 
 class Episode:
-    """One goal, one model, one contract: the loop graph and its bookkeeping."""
+    """One goal, one model, one contract: what the nodes of the loop graph do to its state."""
 
     def __init__(self, goal: Goal, domain: Domain, client: ModelClient, settings: LoopSettings, index: int) -> None:
         self.goal, self.domain, self.client, self.settings, self.index = goal, domain, client, settings, index
