@@ -202,3 +202,13 @@ def test_the_loop_runs_against_an_openai_compatible_server_with_real_tool_calls(
     assert code == 0 and "cutoff-at-1-khz trial 0: certified after 1 rounds" in capsys.readouterr().out
     assert log[0]["tools"] == ["propose_design", "declare_impossible"]
     assert "capacitance_F = 1.59e-8" in log[1]["messages"][-1]["content"]  # the supervisor's re-prompt
+
+
+def test_malformed_tool_arguments_are_refused_not_crashed_on(tmp_path):
+    bare = LoopSettings(contract=Contract.BARE, rounds=2)
+    replies = [call("submit_answer", inputs={}, tolerance="wide"), call("declare_impossible", reason="no")]
+    result, record, _ = episode(tmp_path, "gw150914-chirp-mass", replies, bare)
+    assert "must be a number" in json.loads(result.history[2].content)["refused"] and record.refusals == 1
+    structural = [call("propose_design", values=[1, 2]), call("propose_design", design={})]
+    result, record, _ = episode(tmp_path, "mains-hum-low-pass", structural, LoopSettings(rounds=2))
+    assert record.refusals == 2 and result.outcome is LoopOutcome.LOOP_FAIL

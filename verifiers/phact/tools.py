@@ -131,7 +131,10 @@ def _judge_bare_answer(goal: Goal, domain: Domain, arguments: dict[str, Any]) ->
     if not isinstance(inputs, dict) or not isinstance(claimed, dict):
         return Judgement(None, "submit_answer needs 'inputs' (and optionally 'claimed') as JSON objects")
     values = {**goal.bound, **inputs}
-    tolerance = float(arguments.get("tolerance", goal.tolerance))
+    try:
+        tolerance = float(arguments.get("tolerance", goal.tolerance))
+    except (TypeError, ValueError):
+        return Judgement(None, "submit_answer's 'tolerance' must be a number")
     try:
         derived = domain.evaluate(values) if set(domain.inputs) <= set(values) else dict(values)
     except ENGINE_REFUSALS as error:
