@@ -39,7 +39,7 @@ def call(name: str, **arguments: Any) -> AIMessage:
 
 def corner(goal: Goal) -> dict[str, Any]:
     """The lower corner of the free box (it meets the targets only by chance)."""
-    return {name: free.choices[0] if free.choices is not None else free.min for name, free in goal.free.items()}
+    return {name: free.first() for name, free in goal.free.items()}
 
 
 def _forged_bound(goal: Goal) -> dict[str, Any]:

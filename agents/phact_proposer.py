@@ -34,7 +34,7 @@ from physvec.runstore.transcript import EventType
 from verifiers.certificate import Certificate, Verdict
 from verifiers.phact.correction import feedback
 from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal, meets
+from verifiers.phact.schema import Goal, unmet
 from verifiers.phact.tools import Contract, Judgement, judge_call, tool_schemas
 
 ROLE = "phact_proposer"
@@ -151,8 +151,7 @@ def told_about(judgement: Judgement, settings: LoopSettings, goal: Goal, domain:
                             "failed": [{"obligation": o.name, "message": o.message} for o in certificate.failed()]}
     derived = certificate.summary.get("derived")
     if certificate.verdict is Verdict.FAILED and settings.contract is Contract.STRUCTURAL and derived is not None:
-        values = {**goal.bound, **(judgement.design or {}), **derived}
-        violated = [t for t in goal.targets if not meets(t, float(values[t.quantity]), goal.tolerance)]
+        violated = unmet(goal, {**goal.bound, **(judgement.design or {}), **derived})
         if violated:  # a design can also fail on its contract alone (a refused extra argument)
             told["feedback"] = feedback(settings.feedback, goal, domain, judgement.design or {}, violated[0])
     return told
@@ -180,9 +179,8 @@ class Episode:
                              history=state["messages"])
 
     def propose(self, state: LoopState) -> LoopState:
-        step = self.index * CALLS_PER_EPISODE + state["calls"]
         try:
-            reply = self.client.ask_message(ROLE, state["messages"], node=ROLE, step=step, tools=self.tools)
+            reply = self.client.ask_message(ROLE, state["messages"], node=ROLE, step=self._step(state), tools=self.tools)
         except ModelUnavailable as error:
             return {"outcome": LoopOutcome.INFRA_FAULT.value, "reason": str(error), "calls": state["calls"] + 1}
         except BudgetExhausted as error:
@@ -218,16 +216,14 @@ class Episode:
                                           certificate=judgement.certificate.model_dump(mode="json")
                                           if judgement.certificate else None)
             results.append(ToolMessage(json.dumps(told, default=str), tool_call_id=call["id"]))
-            if judgement.certificate is not None and judgement.certificate.verdict in TERMINAL:
-                update.update(outcome=TERMINAL[judgement.certificate.verdict].value, certificate=judgement.certificate,
-                              reason=f"{call['name']} judged {judgement.certificate.verdict.value}")
-                if judgement.design is not None:
-                    update["design"] = judgement.design
-                break
-            if judgement.certificate is not None:
-                update["certificate"] = judgement.certificate
             if judgement.design is not None:
                 update["design"] = judgement.design
+            if judgement.certificate is not None:
+                update["certificate"] = judgement.certificate
+                if judgement.certificate.verdict in TERMINAL:
+                    update.update(outcome=TERMINAL[judgement.certificate.verdict].value,
+                                  reason=f"{call['name']} judged {judgement.certificate.verdict.value}")
+                    break
         update.update(messages=[*state["messages"], *results], refusals=refusals, claimed_impossible=claimed)
         if "outcome" not in update and update["rounds"] >= self.settings.rounds:
             update.update(outcome=LoopOutcome.LOOP_FAIL.value, reason=f"no verdict after {update['rounds']} rounds")

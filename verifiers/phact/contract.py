@@ -24,7 +24,7 @@ import networkx as nx
 from verifiers.certificate import Certificate, Obligation, Outcome, digest
 from verifiers.phact.domains import DOMAINS, Domain
 from verifiers.phact.engines import ENGINE_REFUSALS
-from verifiers.phact.schema import Design, Goal, meets
+from verifiers.phact.schema import Design, Goal, meets, unmet
 from verifiers.phact.search import SEARCH, best_value, least_shortfall
 
 VERIFIER = "phact"
@@ -74,7 +74,7 @@ def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     for target in goal.targets:
         depends = {name for name in goal.free if nx.has_path(graph, name, target.quantity)}
         if not depends:
-            value = float(domain.evaluate({**goal.bound, **{n: _any_value(f) for n, f in goal.free.items()}})[target.quantity])
+            value = float(domain.evaluate({**goal.bound, **{n: f.first() for n, f in goal.free.items()}})[target.quantity])
             if not meets(target, value, goal.tolerance):
                 return {"target": target.model_dump(), "reason": "the bound inputs alone fix this quantity",
                         "value": value}
@@ -95,16 +95,12 @@ def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     if found is None:
         return None
     values = domain.evaluate({**goal.bound, **found[1]})
-    if all(meets(t, float(values[t.quantity]), goal.tolerance) for t in goal.targets):
+    if not unmet(goal, values):
         return None
     return {"targets": [t.model_dump() for t in goal.targets],
             "reason": "each target is reachable alone, but no design in the free box meets them together",
             "least_total_shortfall": found[0], "at": found[1],
             "values_there": {t.quantity: float(values[t.quantity]) for t in goal.targets}, "search": SEARCH}
-
-
-def _any_value(free: Any) -> Any:
-    return free.choices[0] if free.choices is not None else free.min
 
 
 def certify(goal: Goal, domain: Domain, design: Design) -> Certificate:

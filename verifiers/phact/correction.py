@@ -19,7 +19,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal, Target, meets
+from verifiers.phact.schema import Goal, Target, margin, meets
 
 STEPS = 60
 
@@ -71,11 +71,7 @@ def correct(goal: Goal, domain: Domain, values: dict[str, Any], target: Target) 
 
         def excess(x: float, name: str = name) -> float:
             outcome = float(domain.evaluate({**goal.bound, **values, name: x}, [target.quantity])[target.quantity])
-            if target.op == ">=":
-                return outcome - (target.value - goal.tolerance)
-            if target.op == "<=":
-                return (target.value + goal.tolerance) - outcome
-            return goal.tolerance - abs(outcome - target.value)
+            return margin(target, outcome, goal.tolerance)
 
         current = float(values[name])
         corrected = _crossing(excess, current, free.min, free.max)

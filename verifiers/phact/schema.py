@@ -36,6 +36,10 @@ class FreeInput(_Strict):
             raise ValueError("choices must not be empty")
         return self
 
+    def first(self) -> Any:
+        """The first choice, or the lower bound: a value every goal admits, with no search behind it."""
+        return self.choices[0] if self.choices is not None else self.min
+
     def admits(self, value: Any) -> bool:
         if self.choices is not None:
             return value in self.choices
@@ -111,9 +115,19 @@ def read_json(path: Path, what: str) -> Any:
         raise MalformedInput(f"{what} {path}: not JSON ({error.msg} at line {error.lineno})") from None
 
 
-def meets(target: Target, value: float, tolerance: float) -> bool:
+def margin(target: Target, value: float, tolerance: float) -> float:
+    """How far ``value`` lies inside the target's tolerance band: >= 0 exactly when the target is met."""
     if target.op == ">=":
-        return value >= target.value - tolerance
+        return value - (target.value - tolerance)
     if target.op == "<=":
-        return value <= target.value + tolerance
-    return abs(value - target.value) <= tolerance
+        return (target.value + tolerance) - value
+    return tolerance - abs(value - target.value)
+
+
+def meets(target: Target, value: float, tolerance: float) -> bool:
+    return margin(target, value, tolerance) >= 0
+
+
+def unmet(goal: Goal, values: dict[str, Any]) -> list[Target]:
+    """The goal's targets that the evaluated ``values`` miss, in the goal's order."""
+    return [t for t in goal.targets if not meets(t, float(values[t.quantity]), goal.tolerance)]

@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from verifiers.phact.domains import Domain
 from verifiers.phact.engines import ENGINE_REFUSALS
 from verifiers.phact.engines.colloids import OutsideCompetence
-from verifiers.phact.schema import FreeInput, Goal, Target, meets
+from verifiers.phact.schema import FreeInput, Goal, Target, margin, unmet
 
 GRID_POINTS = 17
 """Points per continuous free input (log-spaced for a positive interval wider than a decade)."""
@@ -100,16 +100,8 @@ def best_value(goal: Goal, domain: Domain, target: Target) -> tuple[float, dict[
 
 def shortfall(goal: Goal, values: dict[str, Any]) -> float:
     """How far the targets are from being met, each in units of its own threshold."""
-    total = 0.0
-    for target in goal.targets:
-        value, scale = float(values[target.quantity]), max(abs(target.value), 1e-12)
-        if target.op == ">=":
-            total += max(0.0, target.value - goal.tolerance - value) / scale
-        elif target.op == "<=":
-            total += max(0.0, value - target.value - goal.tolerance) / scale
-        else:
-            total += max(0.0, abs(value - target.value) - goal.tolerance) / scale
-    return total
+    return sum(max(0.0, -margin(t, float(values[t.quantity]), goal.tolerance)) / max(abs(t.value), 1e-12)
+               for t in goal.targets)
 
 
 def least_shortfall(goal: Goal, domain: Domain) -> tuple[float, dict[str, Any]] | None:
@@ -123,5 +115,4 @@ def find_design(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     found = least_shortfall(goal, domain)
     if found is None:
         return None
-    values = domain.evaluate({**goal.bound, **found[1]})
-    return found[1] if all(meets(t, float(values[t.quantity]), goal.tolerance) for t in goal.targets) else None
+    return None if unmet(goal, domain.evaluate({**goal.bound, **found[1]})) else found[1]
