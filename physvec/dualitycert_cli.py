@@ -8,7 +8,6 @@ or arguments that do not fit together.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ from agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio,
 from agents.model_client import ModelClient
 from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
 from physvec.display import print_certificate
+from physvec.runstore.records import CampaignFolderRefused, campaign_folder
 from physvec.runstore.transcript import Transcript
 from verifiers.certificate import Verdict
 from verifiers.dualitycert.analysis import analyze
@@ -101,21 +101,12 @@ def _generate(arguments: argparse.Namespace) -> int:
 
 
 def _repair_run(arguments: argparse.Namespace) -> RepairRun:
-    folder = arguments.runs_dir / arguments.run_id
     settings = {"policy": arguments.policy, "model": arguments.model, "trials": arguments.trials,
                 "fixtures": str(arguments.fixtures.resolve()), "from_runs": arguments.from_runs}
-    if folder.exists() and not arguments.resume:
-        raise MalformedTheory([f"run {folder} exists: pass --resume to continue it, or choose another --run-id"])
-    if arguments.resume:
-        if not folder.is_dir():
-            raise MalformedTheory([f"no run {folder} to resume"])
-        recorded = json.loads((folder / "run.json").read_text())
-        changed = [key for key, value in settings.items() if recorded.get(key) != value]
-        if changed:
-            raise MalformedTheory([f"--resume with different {', '.join(changed)} than run {arguments.run_id}"])
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
-    return RepairRun(folder)
+    try:
+        return RepairRun(campaign_folder(arguments.runs_dir / arguments.run_id, settings, arguments.resume))
+    except CampaignFolderRefused as error:
+        raise MalformedTheory([str(error)]) from None
 
 
 def _repair(arguments: argparse.Namespace) -> int:

@@ -25,16 +25,16 @@ from agents.phact_adversaries import ADVERSARIES, sweep
 from agents.phact_campaign import PhactRun, run_campaign
 from agents.phact_proposer import LoopSettings
 from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-from physvec.runstore.transcript import Transcript
-from verifiers.phact.report import markdown, rate, summarise
-from verifiers.phact.tools import Contract
-
 from physvec.display import print_certificate
+from physvec.runstore.records import SETTINGS_FILE, CampaignFolderRefused, campaign_folder
+from physvec.runstore.transcript import Transcript
 from verifiers.certificate import Verdict
 from verifiers.phact.contract import certify
-from verifiers.phact.schema import MalformedInput, parse_design, parse_goal, read_json
 from verifiers.phact.corpus import corpus
-from verifiers.phact.domains import DOMAINS
+from verifiers.phact.domains import DOMAINS, Domain
+from verifiers.phact.report import markdown, rate, summarise
+from verifiers.phact.schema import Goal, MalformedInput, parse_design, parse_goal, read_json
+from verifiers.phact.tools import Contract
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -88,9 +88,7 @@ def _certify(arguments: argparse.Namespace) -> int:
 
 
 def _goals(arguments: argparse.Namespace) -> int:
-    if arguments.domain is not None and arguments.domain not in DOMAINS:
-        raise MalformedInput(f"--domain: unknown domain {arguments.domain!r} (known: {', '.join(sorted(DOMAINS))})")
-    for _, goal, _ in corpus(arguments.domain):
+    for goal, _ in _corpus_of(arguments.domain):
         written = "written impossible" if goal.impossible_because else "feasible"
         print(f"{goal.domain:<10} {goal.id:<34} {goal.kind:<13} {written}\n           {goal.statement}")
     return 0
@@ -98,24 +96,20 @@ def _goals(arguments: argparse.Namespace) -> int:
 
 def _run_folder(arguments: argparse.Namespace, settings: dict[str, object]) -> PhactRun:
     run_id = arguments.run_id or f"phact-{arguments.contract}-{arguments.feedback}"
-    folder = arguments.runs_dir / run_id
-    if folder.exists() and not arguments.resume:
-        raise MalformedInput(f"--run-id: run {folder} exists: pass --resume to continue it, or choose another")
-    if arguments.resume:
-        if not (folder / "run.json").is_file():
-            raise MalformedInput(f"--resume: no run {folder} to resume")
-        recorded = json.loads((folder / "run.json").read_text())
-        changed = [key for key, value in settings.items() if recorded.get(key) != value]
-        if changed:
-            raise MalformedInput(f"--resume: settings differ from run {run_id}: {', '.join(changed)}")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
-    return PhactRun(folder)
+    try:
+        return PhactRun(campaign_folder(arguments.runs_dir / run_id, settings, arguments.resume))
+    except CampaignFolderRefused as error:
+        raise MalformedInput(str(error)) from None
+
+
+def _corpus_of(domain: str | None) -> list[tuple[Goal, Domain]]:
+    """The corpus goals of ``domain`` (all when None); an unknown domain is refused by name."""
+    if domain is not None and domain not in DOMAINS:
+        raise MalformedInput(f"--domain: unknown domain {domain!r} (known: {', '.join(sorted(DOMAINS))})")
+    return [(goal, engine) for _, goal, engine in corpus(domain)]
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    if arguments.domain is not None and arguments.domain not in DOMAINS:
-        raise MalformedInput(f"--domain: unknown domain {arguments.domain!r} (known: {', '.join(sorted(DOMAINS))})")
     if arguments.trials < 1:
         raise MalformedInput("--trials: must be at least 1")
     try:
@@ -123,7 +117,7 @@ def _run(arguments: argparse.Namespace) -> int:
         model = make_chat_model(normalise_spec(arguments.model), ProviderSettings(base_url=arguments.base_url))
     except (ValueError, ModelSpecError) as error:
         raise MalformedInput(f"run settings: {error}") from None
-    goals = [(goal, domain) for _, goal, domain in corpus(arguments.domain)
+    goals = [(goal, domain) for goal, domain in _corpus_of(arguments.domain)
              if any(fnmatch.fnmatch(f"{goal.domain}/{goal.id}", glob) for glob in arguments.goals.split(","))]
     if not goals:
         raise MalformedInput(f"--goals: no goal matches {arguments.goals!r}")
@@ -141,7 +135,7 @@ def _run(arguments: argparse.Namespace) -> int:
 def _write_report(run: PhactRun) -> int:
     episodes = list(run.finished().values())
     summary = summarise(episodes)
-    settings = json.loads((run.folder / "run.json").read_text())
+    settings = json.loads((run.folder / SETTINGS_FILE).read_text())
     text = markdown(summary, f"{run.run_id}: contract {settings['contract']}, feedback {settings['feedback']}")
     (run.folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     (run.folder / "report.md").write_text(text)
@@ -152,16 +146,14 @@ def _write_report(run: PhactRun) -> int:
 
 def _report(arguments: argparse.Namespace) -> int:
     for folder in arguments.runs:
-        if not (folder / "run.json").is_file():
+        if not (folder / SETTINGS_FILE).is_file():
             raise MalformedInput(f"runs: {folder} is not a phact run folder (no run.json)")
         _write_report(PhactRun(folder))
     return 0
 
 
 def _adversaries(arguments: argparse.Namespace) -> int:
-    if arguments.domain is not None and arguments.domain not in DOMAINS:
-        raise MalformedInput(f"--domain: unknown domain {arguments.domain!r} (known: {', '.join(sorted(DOMAINS))})")
-    goals = [(goal, domain) for _, goal, domain in corpus(arguments.domain)]
+    goals = _corpus_of(arguments.domain)
     lines = ["| contract | adversary | trials | certified | false certificates [Wilson 95%] | "
              "false impossibilities [Wilson 95%] |", "|---|---|---|---|---|---|"]
     console = Console()

@@ -9,15 +9,15 @@ Checkers not built yet report not_implemented; a task naming none gets a not_app
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
 from verifiers.dualitycert.registry import FINAL, certify
 from verifiers.dualitycert.theory import MalformedTheory, parse_claim, read_json
 from verifiers.phact import contract as phact
-from verifiers.phact.corpus import corpus
+from verifiers.phact.corpus import corpus_goal
 from verifiers.phact.schema import MalformedInput, parse_design, parse_goal
+from verifiers.phact.schema import read_json as read_phact_json  # dualitycert has its own read_json
 from verifiers.protocol import Subject
 
 
@@ -32,24 +32,15 @@ def dualitycert_obligations(claim_file: Path) -> list[Obligation]:
             for obligation in certify(claim, FINAL).obligations]
 
 
-def _phact_goal(entry: object) -> tuple:
-    if isinstance(entry, str):
-        found = [(goal, domain) for _, goal, domain in corpus() if goal.id == entry]
-        if not found:
-            raise MalformedInput(f"goal: no corpus goal {entry!r} (see phact goals)")
-        return found[0]
-    return parse_goal(entry)
-
-
 def phact_obligations(design_file: Path) -> list[Obligation]:
     """The engine's obligations for the design file, or one error naming the field it cannot read."""
     try:
-        data = json.loads(design_file.read_text())
-        if not isinstance(data, dict) or not {"goal", "design"} <= set(data):
-            raise MalformedInput("the file needs 'goal' (an object or a corpus goal id) and 'design'")
-        goal, domain = _phact_goal(data["goal"])
+        data = read_phact_json(design_file, "design file")
+        if not isinstance(data, dict) or not {"goal", "design"} <= set(data) or not isinstance(data["design"], dict):
+            raise MalformedInput("the file needs 'goal' (an object or a corpus goal id) and 'design' (an object)")
+        goal, domain = corpus_goal(data["goal"]) if isinstance(data["goal"], str) else parse_goal(data["goal"])
         design = parse_design({"goal": goal.id, **data["design"]})
-    except (OSError, json.JSONDecodeError, MalformedInput) as error:
+    except MalformedInput as error:
         return [Obligation(name="phact:design", category="phact", outcome=Outcome.ERROR,
                            message=f"{design_file.name}: {error}")]
     certificate = phact.certify(goal, domain, design)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal, parse_goal, read_json
+from verifiers.phact.schema import Goal, MalformedInput, parse_goal, read_json
 
 GOAL_FOLDER = Path(__file__).parent / "goals"
 
@@ -17,3 +17,11 @@ def corpus(domain: str | None = None) -> list[tuple[Path, Goal, Domain]]:
         goal, engine = parse_goal(read_json(path, "goal"))
         found.append((path, goal, engine))
     return found
+
+
+def corpus_goal(goal_id: str) -> tuple[Goal, Domain]:
+    """The corpus goal with this id (MalformedInput if there is none)."""
+    for _, goal, domain in corpus():
+        if goal.id == goal_id:
+            return goal, domain
+    raise MalformedInput(f"goal: no corpus goal {goal_id!r} (see phact goals)")
