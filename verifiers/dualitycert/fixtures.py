@@ -1,12 +1,13 @@
 """Benchmark fixtures: wrong duality claims made deterministically from the seed cells.
 
 For each seed cell the certified dual B is perturbed at depth 1 (perturb.py).  A seeded random number
-generator picks up to ``per_class`` candidates of each class (0: every candidate, an exhaustive scan); a candidate becomes a fixture only if the
-seed pair certifies, the perturbed theory is well formed, the perturbed pair fails at interaction
-strictness, and no earlier fixture has the same B.  A cell whose dual is isomorphic to A (a self-dual
-node) gives no fixture: the copy guard would refuse its correct repair.  Every candidate that does not become a fixture is
-counted under the reason it was dropped (the attrition table).  The manifest records the SHA-256 of the
-configuration and of every fixture file, so a benchmark names exactly what it ran on.
+generator picks up to ``per_class`` candidates of each class (0: every candidate, an exhaustive scan); a
+candidate becomes a fixture only if the seed pair certifies, the perturbed theory is well formed, the
+perturbed pair fails at interaction strictness, and no earlier fixture has the same B.  A cell whose dual
+is isomorphic to A (a self-dual node) gives no fixture: the copy guard would refuse its correct repair.
+Every candidate that does not become a fixture is counted under the reason it was dropped (the attrition
+table).  The manifest records the SHA-256 of the configuration and of every fixture file, so a benchmark
+names exactly what it ran on.
 """
 
 from __future__ import annotations
