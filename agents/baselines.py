@@ -19,13 +19,13 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 
-from agents import nodes
-from agents.pipeline import recorded_node, verify_unless_stopped
-from agents.prompts import react_repair_messages
-from agents.state import PipelineState, RunContext
+from physvec.agents import nodes
+from physvec.agents.pipeline import recorded_node, verify_unless_stopped
+from physvec.agents.prompts import react_repair_messages
+from physvec.agents.state import PipelineState, RunContext
 from physvec.runstore.transcript import EventType
-from verifiers.certificate import Verdict
-from verifiers.sandbox import SandboxJob
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.sandbox import SandboxJob
 
 REACT_METHODS = ("react", "react-rag")
 ERROR_CHARS = 3_000

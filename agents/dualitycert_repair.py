@@ -27,14 +27,14 @@ from pathlib import Path
 from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict
 
-from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
-from agents.prompts import render
+from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
+from physvec.agents.prompts import render
 from physvec.runstore.records import RecordFile
-from verifiers.certificate import Verdict
-from verifiers.dualitycert.isomorphism import is_copy_of
-from verifiers.dualitycert.registry import FINAL, INTERACTION, certify
-from verifiers.dualitycert.repair_protocol import FeedbackForm, InvalidReply, feedback, parse_reply, reply_schema
-from verifiers.dualitycert.theory import Claim, Theory
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.dualitycert.isomorphism import is_copy_of
+from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, certify
+from physvec.verifiers.dualitycert.repair_protocol import FeedbackForm, InvalidReply, feedback, parse_reply, reply_schema
+from physvec.verifiers.dualitycert.theory import Claim, Theory
 
 ROLE = "dualitycert_repair"
 STEPS_PER_EPISODE = 100

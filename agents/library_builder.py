@@ -19,15 +19,15 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from agents.prompts import render
-from agents.replies import InvalidModelReply, extract_script
-from knowledge_base.retrieve import retrieve, store_is_built
-from knowledge_base.store import KnowledgeBase
-from verifiers.certificate import Outcome
-from verifiers.library import pipelines_for
-from verifiers.programming.contract import analyse_script
-from verifiers.programming.unit_tests import UnitTest, unit_obligation, unit_test_program
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.agents.prompts import render
+from physvec.agents.replies import InvalidModelReply, extract_script
+from physvec.knowledge_base.retrieve import retrieve, store_is_built
+from physvec.knowledge_base.store import KnowledgeBase
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.library import pipelines_for
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.programming.unit_tests import UnitTest, unit_obligation, unit_test_program
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
 @dataclass(frozen=True)

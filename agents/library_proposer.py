@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from physvec.taskfiles.task import ProposerSpec
-from verifiers.library import RESULT_ROLES, BackgroundPipeline, pipeline_for_spec, pipelines_for
-from verifiers.library.plots import plot_results
+from physvec.verifiers.library import RESULT_ROLES, BackgroundPipeline, pipeline_for_spec, pipelines_for
+from physvec.verifiers.library.plots import plot_results
 
 
 
@@ -79,7 +79,7 @@ def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]
     for module in dict.fromkeys(inspect.getmodule(function) for function in functions):
         for node in ast.parse(inspect.getsource(module)).body:
             if isinstance(node, ast.ImportFrom) and (node.module == "__future__"
-                                                     or (node.module or "").startswith("verifiers")):
+                                                     or (node.module or "").startswith("physvec.verifiers")):
                 continue
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue

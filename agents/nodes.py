@@ -15,34 +15,34 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from agents.library_proposer import SpecNotCovered, compose_script
-from agents.paper import read_paper_text
-from agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
-from agents.prompts import (
+from physvec.agents.library_proposer import SpecNotCovered, compose_script
+from physvec.agents.paper import read_paper_text
+from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
+from physvec.agents.prompts import (
     adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
     rubric_judge_messages, unit_glue_messages,
 )
-from agents.replies import InvalidModelReply, extract_script
-from agents.state import PipelineState, RunContext, Status
-from knowledge_base.retrieve import retrieve as retrieve_snippets
-from knowledge_base.retrieve import store_is_built, summary, task_queries
-from knowledge_base.store import KnowledgeBase, snippet_record
+from physvec.agents.replies import InvalidModelReply, extract_script
+from physvec.agents.state import PipelineState, RunContext, Status
+from physvec.knowledge_base.retrieve import retrieve as retrieve_snippets
+from physvec.knowledge_base.retrieve import store_is_built, summary, task_queries
+from physvec.knowledge_base.store import KnowledgeBase, snippet_record
 from physvec.runstore.transcript import EventType
 from physvec.taskfiles.assertions import Assertion
 from physvec.taskfiles.rubric import RubricNode
-from verifiers.certificate import Certificate, Verdict
-from verifiers.domain import DomainCheckVerifier
-from verifiers.execution import FIGURE_FILE, RESULTS_FILE
-from verifiers.feedback import project
-from verifiers.final_judge import judge_run
-from verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
-from verifiers.programming.contract import ElementFunction
-from verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
-from verifiers.protocol import Subject, Verifier
-from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
-from verifiers.scientific.adapters import AdapterWriter
-from verifiers.scientific.reference import OVERLAY_FILE
-from verifiers.scientific.rubric import ProseJudge
+from physvec.verifiers.certificate import Certificate, Verdict
+from physvec.verifiers.domain import DomainCheckVerifier
+from physvec.verifiers.execution import FIGURE_FILE, RESULTS_FILE
+from physvec.verifiers.feedback import project
+from physvec.verifiers.final_judge import judge_run
+from physvec.verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
+from physvec.verifiers.programming.contract import ElementFunction
+from physvec.verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
+from physvec.verifiers.protocol import Subject, Verifier
+from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from physvec.verifiers.scientific.adapters import AdapterWriter
+from physvec.verifiers.scientific.reference import OVERLAY_FILE
+from physvec.verifiers.scientific.rubric import ProseJudge
 
 Update = dict[str, Any]
 STAGES = ("programming", "scientific", "convergence", "domain_checks")

@@ -21,14 +21,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from agents.model_client import ModelClient
-from agents.phact_campaign import EpisodeRecord, PhactRun, episode_record
-from agents.phact_proposer import Episode, LoopSettings
-from agents.providers import ScriptedChatModel
+from physvec.agents.model_client import ModelClient
+from physvec.agents.phact_campaign import EpisodeRecord, PhactRun, episode_record
+from physvec.agents.phact_proposer import Episode, LoopSettings
+from physvec.agents.providers import ScriptedChatModel
 from physvec.runstore.transcript import Transcript
-from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal
-from verifiers.phact.tools import Contract
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.schema import Goal
+from physvec.verifiers.phact.tools import Contract
 
 Attack = Callable[[Goal, Contract], AIMessage]
 

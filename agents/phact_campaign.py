@@ -18,14 +18,14 @@ from pathlib import Path
 
 from pydantic import ConfigDict
 
-from agents.model_client import ModelClient
-from agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
+from physvec.agents.model_client import ModelClient
+from physvec.agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
 from physvec.runstore.records import RecordFile
-from verifiers.phact.contract import impossibility
-from verifiers.phact.domains import Domain
-from verifiers.phact.engines import ENGINE_REFUSALS
-from verifiers.phact.schema import Goal
-from verifiers.phact.tools import is_true_certificate
+from physvec.verifiers.phact.contract import impossibility
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS
+from physvec.verifiers.phact.schema import Goal
+from physvec.verifiers.phact.tools import is_true_certificate
 
 
 class EpisodeRecord(LoopTally):

@@ -28,14 +28,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, ConfigDict
 
-from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
-from agents.prompts import render
+from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
+from physvec.agents.prompts import render
 from physvec.runstore.transcript import EventType
-from verifiers.certificate import Certificate, Verdict
-from verifiers.phact.correction import feedback
-from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal, unmet
-from verifiers.phact.tools import Contract, Judgement, judge_call, tool_schemas
+from physvec.verifiers.certificate import Certificate, Verdict
+from physvec.verifiers.phact.correction import feedback
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.schema import Goal, unmet
+from physvec.verifiers.phact.tools import Contract, Judgement, judge_call, tool_schemas
 
 ROLE = "phact_proposer"
 CALLS_PER_EPISODE = 100

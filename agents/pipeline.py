@@ -18,11 +18,11 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 
-from agents import nodes
-from agents.model_client import BudgetExhausted, ModelUnavailable
-from agents.state import PipelineState, RunContext, Status
+from physvec.agents import nodes
+from physvec.agents.model_client import BudgetExhausted, ModelUnavailable
+from physvec.agents.state import PipelineState, RunContext, Status
 from physvec.runstore.transcript import EventType
-from verifiers.certificate import Verdict
+from physvec.verifiers.certificate import Verdict
 
 NodeFunction = Callable[[PipelineState, RunContext, int], dict[str, Any]]
 

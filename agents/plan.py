@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents.replies import InvalidModelReply
+from physvec.agents.replies import InvalidModelReply
 
 _JSON_BLOCK = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 MAX_QUERIES = 5

@@ -14,7 +14,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from physvec.taskfiles.task import Task
 
 _ENVIRONMENT = Environment(
-    loader=PackageLoader("agents", "prompts"), undefined=StrictUndefined, autoescape=False,
+    loader=PackageLoader("physvec.agents", "prompts"), undefined=StrictUndefined, autoescape=False,
     keep_trailing_newline=True, trim_blocks=False,
 )
 _ENVIRONMENT.filters["tail"] = lambda text, limit: text if len(text) <= limit else "..." + text[-limit:]

@@ -15,16 +15,16 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from agents.baselines import REACT_METHODS, build_react_graph
-from agents.model_client import ModelClient, RetryPolicy
-from agents.pipeline import build_graph
-from agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
-from agents.state import RunContext, Status
+from physvec.agents.baselines import REACT_METHODS, build_react_graph
+from physvec.agents.model_client import ModelClient, RetryPolicy
+from physvec.agents.pipeline import build_graph
+from physvec.agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
+from physvec.agents.state import RunContext, Status
 from physvec.runstore.report import write_report
 from physvec.runstore.store import RunDirectory, create_run, open_run
 from physvec.runstore.transcript import Event, EventType
 from physvec.taskfiles.loading import LoadedTask, load_task
-from verifiers.sandbox import SandboxPool
+from physvec.verifiers.sandbox import SandboxPool
 
 RECURSION_LIMIT = 500
 METHODS = ("physvec", *REACT_METHODS)

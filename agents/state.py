@@ -12,12 +12,12 @@ from pathlib import Path
 from enum import StrEnum
 from typing import TypedDict
 
-from agents.model_client import ModelClient
+from physvec.agents.model_client import ModelClient
 from physvec.runstore.store import RunDirectory
 from physvec.runstore.transcript import Transcript
 from physvec.taskfiles.loading import LoadedTask
-from verifiers.feedback import Projection
-from verifiers.sandbox import GiB, SandboxLimits, SandboxPool
+from physvec.verifiers.feedback import Projection
+from physvec.verifiers.sandbox import GiB, SandboxLimits, SandboxPool
 
 
 class Status(StrEnum):

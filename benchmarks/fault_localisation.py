@@ -18,12 +18,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tests.verifiers.programming.faults import FAULTS, MISMATCHES, reference  # noqa: E402
-from verifiers.certificate import Outcome  # noqa: E402
-from verifiers.programming import verify_script  # noqa: E402
-from verifiers.sandbox import SandboxLimits, SandboxPool  # noqa: E402
+from tests.verifiers.programming.faults import FAULTS, MISMATCHES, reference
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming import verify_script
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
 def _verify(source: str, backend: str):

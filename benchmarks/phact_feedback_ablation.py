@@ -29,14 +29,12 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.model_client import ModelClient  # noqa: E402
-from agents.phact_campaign import PhactRun, run_campaign  # noqa: E402
-from agents.phact_proposer import LoopSettings  # noqa: E402
-from physvec.runstore.transcript import Transcript  # noqa: E402
-from verifiers.phact.corpus import corpus  # noqa: E402
-from verifiers.phact.report import rate  # noqa: E402
+from physvec.agents.model_client import ModelClient
+from physvec.agents.phact_campaign import PhactRun, run_campaign
+from physvec.agents.phact_proposer import LoopSettings
+from physvec.runstore.transcript import Transcript
+from physvec.verifiers.phact.corpus import corpus
+from physvec.verifiers.phact.report import rate
 
 
 class FeedbackFollower(BaseChatModel):

@@ -16,11 +16,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from qmp_bench.campaign import Campaign  # noqa: E402
-from qmp_bench.catalogue import bench_tasks  # noqa: E402
-from qmp_bench.library_reproduction import reproduce_with_library  # noqa: E402
+from physvec.qmp_bench.campaign import Campaign
+from physvec.qmp_bench.catalogue import bench_tasks
+from physvec.qmp_bench.library_reproduction import reproduce_with_library
 
 
 def main() -> int:

@@ -23,11 +23,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from knowledge_base.quality import Question, Ranker, ask, hit_rate, load_questions, store_ranker  # noqa: E402
-from knowledge_base.sources import BACKEND_PACKAGES, documentation_files, searched_packages  # noqa: E402
-from knowledge_base.store import KnowledgeBase, reciprocal_rank_fusion  # noqa: E402
+from physvec.knowledge_base.quality import Question, Ranker, ask, hit_rate, load_questions, store_ranker
+from physvec.knowledge_base.sources import BACKEND_PACKAGES, documentation_files, searched_packages
+from physvec.knowledge_base.store import KnowledgeBase, reciprocal_rank_fusion
 
 
 def _store(path: Path | None) -> KnowledgeBase:
@@ -40,7 +38,7 @@ def _store(path: Path | None) -> KnowledgeBase:
 
 
 def _minilm_ranker(kb: KnowledgeBase, with_lexical: bool) -> Ranker:
-    from knowledge_base.minilm import MiniLM, model_dir
+    from physvec.knowledge_base.minilm import MiniLM, model_dir
 
     folder = model_dir()
     if folder is None:

@@ -20,12 +20,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tests.verifiers.scientific.seeded_tenpy import SCRIPT, SEEDS, seeded, verify  # noqa: E402
-from tests.verifiers.scientific.test_seeded_bugs_qiskit import SEEDS as QISKIT_SEEDS  # noqa: E402
-from tests.verifiers.scientific.test_seeded_bugs_qiskit import caught_by_its_check  # noqa: E402
-from verifiers.scientific import ConvergenceVerifier, ScientificVerifier  # noqa: E402
+from tests.verifiers.scientific.seeded_tenpy import SCRIPT, SEEDS, seeded, verify
+from tests.verifiers.scientific.test_seeded_bugs_qiskit import SEEDS as QISKIT_SEEDS
+from tests.verifiers.scientific.test_seeded_bugs_qiskit import caught_by_its_check
+from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 
 
 def _timed(source: str, verifiers: tuple) -> tuple[dict[str, str], float]:

@@ -1,1 +1,1 @@
-"""The chromadb store of numerical-library documentation and the retrieve tool (not built yet)."""
+"""The chromadb store of numerical-library documentation, its ingestion, and the retrieve tool."""

@@ -15,7 +15,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from knowledge_base.terms import DIMENSIONS, embed
+from physvec.knowledge_base.terms import DIMENSIONS, embed
 
 
 class CosineEmbedding(EmbeddingFunction[Documents]):

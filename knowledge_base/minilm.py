@@ -18,7 +18,7 @@ from chromadb.api.types import Documents, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 from scipy.special import erf
 
-from knowledge_base.embedding import CosineEmbedding
+from physvec.knowledge_base.embedding import CosineEmbedding
 
 MAX_TOKENS = 256
 HEADS = 12

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledge_base.sources import searched_packages
-from knowledge_base.store import KnowledgeBase, Mode
+from physvec.knowledge_base.sources import searched_packages
+from physvec.knowledge_base.store import KnowledgeBase, Mode
 
 QUESTIONS = Path(__file__).with_name("questions.json")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge_base.sources import searched_packages
-from knowledge_base.store import MANIFEST, KnowledgeBase, Snippet, default_path
+from physvec.knowledge_base.sources import searched_packages
+from physvec.knowledge_base.store import MANIFEST, KnowledgeBase, Snippet, default_path
 
 
 def store_is_built(path: Path | None = None) -> bool:

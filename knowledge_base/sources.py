@@ -29,7 +29,8 @@ BACKEND_PACKAGES = {"qiskit": ("qiskit", "qiskit_aer"), "netket": ("netket",), "
 JULIA_PACKAGES = {"itensors": ("ITensors", "ITensorMPS")}
 """Julia packages, harvested from the Julia depot (``JULIA_DEPOT_PATH`` or ~/.julia) where they exist."""
 OWN_PACKAGE = "physvec"
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+OWN_LIBRARY = "physvec.verifiers.library"
+"""Our verifier library, harvested beside the backends: the known-good functions an Author may compose."""
 DISTRIBUTIONS = {"tenpy": "physics-tenpy", "qiskit_aer": "qiskit-aer"}
 """Import names whose distribution (for the version) is named otherwise."""
 DOC_SUFFIXES = (".md", ".rst", ".txt")
@@ -133,11 +134,13 @@ def backend_files(backend: str) -> list[SourceFile]:
         [file for package in JULIA_PACKAGES.get(backend, ()) for file in julia_package_files(package)]
 
 
-def library_files(project_root: Path = PROJECT_ROOT) -> list[SourceFile]:
+def library_files() -> list[SourceFile]:
     """Our own verifier library: the known-good background functions an Author may compose."""
-    root = project_root / "verifiers"
+    root = _package_root(OWN_LIBRARY)
+    if root is None:
+        return []
     version = _version(OWN_PACKAGE)
-    return [SourceFile(OWN_PACKAGE, version, root.parent, path) for path in sorted((root / "library").glob("*.py"))]
+    return [SourceFile(OWN_PACKAGE, version, root, path) for path in sorted(root.glob("*.py"))]
 
 
 def documentation_files(backends: Iterable[str] = (*BACKEND_PACKAGES, *JULIA_PACKAGES)) -> list[SourceFile]:
@@ -150,7 +153,7 @@ def _module_name(file: SourceFile) -> str:
     parts = list(relative.parts)
     if parts[-1] == "__init__":
         parts.pop()
-    return ".".join([file.package, *parts] if file.package != OWN_PACKAGE else parts)
+    return ".".join([file.package, *parts] if file.package != OWN_PACKAGE else [OWN_LIBRARY, *parts])
 
 
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from knowledge_base.sources import Chunk, SourceFile, chunks_of
-from knowledge_base.terms import words
+from physvec.knowledge_base.sources import Chunk, SourceFile, chunks_of
+from physvec.knowledge_base.terms import words
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # onnxruntime, imported by chromadb, phones home otherwise
 # chromadb and bm25s are imported where a store is opened: they take seconds, and `reproduce` without a
@@ -88,10 +88,10 @@ class BuildReport:
 
 def _embedding_function(name: str) -> Any:
     if name == "minilm":
-        from knowledge_base.minilm import MiniLMEmbedding
+        from physvec.knowledge_base.minilm import MiniLMEmbedding
 
         return MiniLMEmbedding()
-    from knowledge_base.embedding import IdentifierHashEmbedding
+    from physvec.knowledge_base.embedding import IdentifierHashEmbedding
 
     return IdentifierHashEmbedding()
 

@@ -1,1 +1,2 @@
-"""QMP-Bench: benchmark tasks from quantum many-body papers, harness, baselines, metrics (not built yet)."""
+"""QMP-Bench: benchmark tasks from quantum many-body papers, their independent references, the campaign
+harness, baselines, metrics and the fault-injection benchmark."""

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict
 from physvec.runstore.store import RunDirectory
 from physvec.runstore.transcript import EventType, read_events
 from physvec.runstore.records import RecordFile
-from verifiers.certificate import Outcome
-from verifiers.programming import programming_metrics
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming import programming_metrics
 
 RECORDS_FILE = "records.jsonl"
 

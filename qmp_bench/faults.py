@@ -22,16 +22,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.library_proposer import compose_script
+from physvec.agents.library_proposer import compose_script
 from physvec.taskfiles.loading import LoadedTask, load_task
-from qmp_bench.catalogue import BenchTask
-from qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
+from physvec.qmp_bench.catalogue import BenchTask
+from physvec.qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
 from physvec.runstore.records import RecordFile
-from verifiers.certificate import Certificate, Obligation, Outcome, Verdict
-from verifiers.programming import verify_script
-from verifiers.protocol import Subject
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, Verdict
+from physvec.verifiers.programming import verify_script
+from physvec.verifiers.protocol import Subject
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 
 RECORDS_FILE = "faults.jsonl"
 UNMUTATED = "none"

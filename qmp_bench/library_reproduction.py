@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from physvec.runstore.store import RunDirectory
-from qmp_bench.campaign import Campaign, TrialKey
-from qmp_bench.catalogue import BenchTask
-from qmp_bench.runner import run_trial
+from physvec.qmp_bench.campaign import Campaign, TrialKey
+from physvec.qmp_bench.catalogue import BenchTask
+from physvec.qmp_bench.runner import run_trial
 
 UNFINISHED = ("unknown", "error", "not_implemented")
 

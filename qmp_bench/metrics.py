@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from math import comb
 from statistics import mean
 
-from qmp_bench.campaign import TrialRecord
+from physvec.qmp_bench.campaign import TrialRecord
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from physvec.taskfiles.task import Task
-from verifiers.programming.contract import analyse_script
+from physvec.verifiers.programming.contract import analyse_script
 
 PROGRAMMING_CLASSES = ("syntax", "api misuse", "wrong type", "interface mismatch")
 PHYSICS_CLASSES = ("filling", "hermiticity", "boundary", "trap/scale", "sign", "unconverged")

@@ -15,13 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from qmp_bench.independent.hubbard import (
+from physvec.taskfiles.assertions import Assertion, Bound
+from physvec.taskfiles.library import PLACEHOLDER, Resolver, template_use
+from physvec.taskfiles.loading import load_assertions, load_library
+
+from physvec.qmp_bench.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
 )
-from qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
-from qmp_bench.independent.quench import quench_energy, quench_magnetization
-from qmp_bench.independent.spin_chains import (
+from physvec.qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
+from physvec.qmp_bench.independent.quench import quench_energy, quench_magnetization
+from physvec.qmp_bench.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
 )
@@ -70,7 +74,8 @@ def _trapped_chain(L: int, U: float, A: float, N: int) -> IndependentValues:
     levels = np.linalg.eigvalsh(single_particle_hamiltonian(L, 1.0, A))
     return IndependentValues({"energy": energy, "density": density}, {
         "free fermions in the trap": free_fermion_density(L, 1.0, A, N, N),
-        "non-interacting energy": 2 * levels[:N].sum()})
+        "non-interacting energy": 2 * levels[:N].sum(),
+        "densities sum to the particle number": 2 * N})
 
 
 def tezuka2008_trapped_hubbard() -> IndependentValues:
@@ -88,7 +93,8 @@ def noack1994_hubbard_ladder() -> IndependentValues:
     energy, density = exact_lattice_ground_state(ladder_bonds(4), np.zeros(8), 1.0, 8.0, 3, 3)
     levels = np.linalg.eigvalsh(hopping_matrix(ladder_bonds(4), 8, 1.0))
     return IndependentValues({"energy": energy, "density": density}, {
-        "atomic limit": 0.0, "non-interacting energy": 2 * levels[:3].sum()})
+        "atomic limit": 0.0, "non-interacting energy": 2 * levels[:3].sum(),
+        "densities sum to the particle number": 6})
 
 
 def _quench(L: int, h: float, time: float) -> IndependentValues:
@@ -99,10 +105,13 @@ def _quench(L: int, h: float, time: float) -> IndependentValues:
 
 
 def _open_tfi_ground_energy(L: int, h: float) -> IndependentValues:
-    """Open L-qubit chain, H = -J sum ZZ - h sum X with J = 1: exact ground energy, and its two limits."""
-    return IndependentValues({"energy": ground_state(ising_zz_x(L, 1.0, h, periodic=False))[0]}, {
+    """Open L-qubit chain, H = -J sum ZZ - h sum X with J = 1: exact ground energy (also the variational bound),
+    and its two limits."""
+    energy = ground_state(ising_zz_x(L, 1.0, h, periodic=False))[0]
+    return IndependentValues({"energy": energy}, {
         "classical ferromagnet without field": ground_state(ising_zz_x(L, 1.0, 0.0, periodic=False))[0],
-        "paramagnet without coupling": ground_state(ising_zz_x(L, 0.0, h, periodic=False))[0]})
+        "paramagnet without coupling": ground_state(ising_zz_x(L, 0.0, h, periodic=False))[0],
+        "variational bound": energy})
 
 
 def lloyd1996_trotter_quench() -> IndependentValues:
@@ -242,21 +251,44 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
 """Task id -> the computation of its independent values."""
 
 
+def _compared_value(assertion: Assertion) -> Any:
+    """What an assertion compares with: the expected value, or a bound's value; None for a symmetry."""
+    return assertion.value if isinstance(assertion, Bound) else getattr(assertion, "expected", None)
+
+
 def stored_values(task_folder: Path) -> IndependentValues:
-    """What a task's reference.json and assertions.json hold now."""
+    """What a task's reference.json and assertions.json hold now (library templates filled in)."""
     reference = json.loads((task_folder / "reference.json").read_text())
-    assertions = json.loads((task_folder / "assertions.json").read_text())["assertions"]
-    return IndependentValues(reference, {a["name"]: a["expected"] for a in assertions if "expected" in a})
+    assertions = load_assertions(task_folder / "assertions.json").assertions
+    return IndependentValues(reference, {a.name: _compared_value(a) for a in assertions
+                                         if _compared_value(a) is not None})
+
+
+def _value_slot(entry: dict[str, Any], resolver: Resolver) -> tuple[dict[str, Any], str, str] | None:
+    """(object, key, assertion name) of where an assertion file entry writes its compared value: the entry
+    itself, or the template parameter its ``expected`` or ``value`` is filled from; None for a symmetry."""
+    use = template_use(entry, "assertion")
+    if use is None:
+        return entry, "value" if entry.get("kind") == "bound" else "expected", entry.get("name", "")
+    resolved = resolver.instantiate(use, "assertion")[0]
+    body = resolver.template(use).body
+    slot = body.get("value") if resolved.get("kind") == "bound" else body.get("expected")
+    match = PLACEHOLDER.fullmatch(slot) if isinstance(slot, str) else None
+    return None if match is None else (entry.setdefault("with", {}), match.group(1), resolved["name"])
 
 
 def write_independent_values(task_folder: Path) -> None:
-    """Fill reference.json and the assertions' expected values from the independent computation."""
+    """Fill reference.json and the assertions' compared values (or the template parameters they come from)
+    from the independent computation."""
     values = INDEPENDENT[task_folder.name]()
     (task_folder / "reference.json").write_text(json.dumps({k: _rounded(v) for k, v in values.reference.items()},
                                                            indent=1) + "\n")
     path = task_folder / "assertions.json"
     data = json.loads(path.read_text())
-    for assertion in data["assertions"]:
-        if assertion["name"] in values.assertions:
-            assertion["expected"] = _rounded(values.assertions[assertion["name"]])
+    resolver = Resolver(path, "assertions", load_library)
+    for entry in data["assertions"]:
+        slot = _value_slot(entry, resolver)
+        if slot is not None and slot[2] in values.assertions:
+            target, key, name = slot
+            target[key] = _rounded(values.assertions[name])
     path.write_text(json.dumps(data, indent=1) + "\n")

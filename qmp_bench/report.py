@@ -6,8 +6,8 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
-from qmp_bench.campaign import TrialRecord
-from qmp_bench.metrics import mean_pass_at_k, summary
+from physvec.qmp_bench.campaign import TrialRecord
+from physvec.qmp_bench.metrics import mean_pass_at_k, summary
 
 
 def _groups(records: list[TrialRecord]) -> dict[tuple[str, str], list[TrialRecord]]:

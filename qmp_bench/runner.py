@@ -18,15 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from physvec.runstore.store import list_runs
-from qmp_bench.campaign import Campaign, TrialKey, TrialRecord, record_from_run
-from qmp_bench.catalogue import BenchTask
+from physvec.qmp_bench.campaign import Campaign, TrialKey, TrialRecord, record_from_run
+from physvec.qmp_bench.catalogue import BenchTask
 
 NO_REPAIR = {"programming_iterations": 0, "scientific_iterations": 0}
 METHODS: dict[str, tuple[str, dict[str, int]]] = {
     "physvec": ("physvec", {}), "one-shot": ("physvec", NO_REPAIR), "react": ("react", {}),
     "react-rag": ("react-rag", {})}
 """Benchmark method -> the `reproduce --method` it runs and the limits it imposes on the task."""
-_REPRODUCE = "import sys\nfrom physvec.cli import reproduce_main\nsys.exit(reproduce_main(sys.argv[1:]))\n"
+_REPRODUCE = "import sys\nfrom physvec.cli.main import reproduce_main\nsys.exit(reproduce_main(sys.argv[1:]))\n"
 
 
 def method_task(campaign: Campaign, task: BenchTask, method: str) -> Path:

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
-from verifiers.dualitycert.registry import FINAL, certify
-from verifiers.dualitycert.theory import MalformedTheory, parse_claim, read_json
-from verifiers.phact import contract as phact
-from verifiers.phact.corpus import corpus_goal
-from verifiers.phact.schema import MalformedInput, parse_design, parse_goal
-from verifiers.phact.schema import read_json as read_phact_json  # dualitycert has its own read_json
-from verifiers.protocol import Subject
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
+from physvec.verifiers.dualitycert.registry import FINAL, certify
+from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, read_json
+from physvec.verifiers.phact import contract as phact
+from physvec.verifiers.phact.corpus import corpus_goal
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.schema import Design, Goal, MalformedInput, parse_design, parse_goal
+from physvec.verifiers.phact.schema import read_json as read_phact_json  # dualitycert has its own read_json
+from physvec.verifiers.protocol import Subject
 
 
 def dualitycert_obligations(claim_file: Path) -> list[Obligation]:
@@ -32,14 +33,19 @@ def dualitycert_obligations(claim_file: Path) -> list[Obligation]:
             for obligation in certify(claim, FINAL).obligations]
 
 
+def read_phact_check(design_file: Path) -> tuple[Goal, Domain, Design]:
+    """The goal, its engine and the design of a PHACT domain-check file, or MalformedInput naming the field."""
+    data = read_phact_json(design_file, "design file")
+    if not isinstance(data, dict) or set(data) != {"goal", "design"} or not isinstance(data["design"], dict):
+        raise MalformedInput("the file needs exactly 'goal' (an object or a corpus goal id) and 'design' (an object)")
+    goal, domain = corpus_goal(data["goal"]) if isinstance(data["goal"], str) else parse_goal(data["goal"])
+    return goal, domain, parse_design({"goal": goal.id, **data["design"]})
+
+
 def phact_obligations(design_file: Path) -> list[Obligation]:
     """The engine's obligations for the design file, or one error naming the field it cannot read."""
     try:
-        data = read_phact_json(design_file, "design file")
-        if not isinstance(data, dict) or not {"goal", "design"} <= set(data) or not isinstance(data["design"], dict):
-            raise MalformedInput("the file needs 'goal' (an object or a corpus goal id) and 'design' (an object)")
-        goal, domain = corpus_goal(data["goal"]) if isinstance(data["goal"], str) else parse_goal(data["goal"])
-        design = parse_design({"goal": goal.id, **data["design"]})
+        goal, domain, design = read_phact_check(design_file)
     except MalformedInput as error:
         return [Obligation(name="phact:design", category="phact", outcome=Outcome.ERROR,
                            message=f"{design_file.name}: {error}")]

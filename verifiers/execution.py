@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.finite import non_finite_paths
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.finite import non_finite_paths
 
 RESULTS_FILE = "results.json"
 FIGURE_FILE = "figure.png"

@@ -11,7 +11,7 @@ from collections import Counter
 from enum import StrEnum
 from typing import Any
 
-from verifiers.certificate import Certificate, Outcome
+from physvec.verifiers.certificate import Certificate, Outcome
 
 
 class Projection(StrEnum):

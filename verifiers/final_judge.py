@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from verifiers.certificate import Certificate, Outcome, Verdict
+from physvec.verifiers.certificate import Certificate, Outcome, Verdict
 
 
 def judge_run(certificates: Iterable[Certificate]) -> Verdict:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Protocol
 
 from physvec.taskfiles.loading import LoadedTask
-from verifiers.certificate import Certificate
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.certificate import Certificate
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
 @dataclass(frozen=True)

@@ -148,10 +148,9 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
         "memory_bytes": limits.memory_bytes,
         "file_bytes": limits.file_bytes,
     }
-    argv = [sys.executable, "-m", "verifiers.sandbox_launch", json.dumps(launch_limits), "--", *job.argv]
+    argv = [sys.executable, "-m", "physvec.verifiers.sandbox_launch", json.dumps(launch_limits), "--", *job.argv]
     env = scrubbed_environment(os.environ, threads)
     env.update(job.extra_env)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_root(), env.get("PYTHONPATH", "")]))
     stdout_path, stderr_path = workdir / "stdout.txt", workdir / "stderr.txt"
     started = time.monotonic()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
@@ -178,11 +177,6 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
         argv=tuple(job.argv), returncode=returncode, stdout=stdout, stderr=stderr, wall_s=wall,
         timed_out=timed_out, threads=threads, stdout_truncated=stdout_cut, stderr_truncated=stderr_cut,
     )
-
-
-def _package_root() -> str:
-    """The folder holding the ``verifiers`` package, so the launcher imports in any working directory."""
-    return str(Path(__file__).resolve().parent.parent)
 
 
 class SandboxPool:

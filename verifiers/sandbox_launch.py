@@ -2,7 +2,7 @@
 
 Limits are set here, in a fresh interpreter, rather than in a ``preexec_fn``: forking a
 multi-threaded verifier and running Python before ``exec`` can deadlock, an exec'd launcher cannot.
-Usage: ``python -m verifiers.sandbox_launch LIMITS_JSON -- PROGRAM [ARGS...]``.
+Usage: ``python -m physvec.verifiers.sandbox_launch LIMITS_JSON -- PROGRAM [ARGS...]``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _apply_limits(limits: dict[str, int]) -> None:
 def main(argv: list[str]) -> None:
     limits_json, separator, *program = argv
     if separator != "--" or not program:
-        raise SystemExit("usage: python -m verifiers.sandbox_launch LIMITS_JSON -- PROGRAM [ARGS...]")
+        raise SystemExit("usage: python -m physvec.verifiers.sandbox_launch LIMITS_JSON -- PROGRAM [ARGS...]")
     _die_with_parent()
     _apply_limits(json.loads(limits_json))
     os.execvp(program[0], program)

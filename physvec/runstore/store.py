@@ -25,9 +25,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from physvec.runstore.transcript import Transcript
 from physvec.taskfiles.loading import LoadedTask
-from verifiers.certificate import Certificate
+from physvec.verifiers.certificate import Certificate
 
 RECORDED_PACKAGES = ("physvec", "langgraph", "langchain-core", "qiskit", "netket", "physics-tenpy", "pyscf", "numpy", "scipy")
 
@@ -135,7 +137,8 @@ def _write_atomically(target: Path, text: str) -> None:
 
 
 def _copy_inputs(loaded: LoadedTask, run: RunDirectory) -> dict[str, Any]:
-    """Copy referenced files into inputs/ and return the task with paths pointing at the copies."""
+    """Copy referenced files into inputs/ (rubric and assertions as resolved) and return the task with paths
+    pointing at the copies."""
     inputs = run.path / "inputs"
     inputs.mkdir(parents=True, exist_ok=True)
 
@@ -143,11 +146,16 @@ def _copy_inputs(loaded: LoadedTask, run: RunDirectory) -> dict[str, Any]:
         shutil.copy2(source, inputs / name)
         return f"inputs/{name}"
 
+    def resolved(model: BaseModel, name: str) -> str:
+        """The file as loaded, library templates filled in: the run never needs the library again."""
+        _write_atomically(inputs / name, model.model_dump_json(indent=1, exclude_none=True))
+        return f"inputs/{name}"
+
     task = loaded.task.model_dump(mode="json")
     task["paper"]["path"] = copied(loaded.paper, "paper" + loaded.paper.suffix)
-    task["rubric"] = copied(loaded.rubric_path, "rubric.json")
-    if loaded.assertions_path is not None:
-        task["assertions"] = copied(loaded.assertions_path, "assertions.json")
+    task["rubric"] = resolved(loaded.rubric, "rubric.json")
+    if loaded.assertions is not None:
+        task["assertions"] = resolved(loaded.assertions, "assertions.json")
     if loaded.reference_path is not None:
         task["reference"]["path"] = copied(loaded.reference_path, "reference.json")
     for index, check in enumerate(task["domain_checks"]):

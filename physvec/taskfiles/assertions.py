@@ -1,7 +1,10 @@
 """Assertion files: physical expectations a script's own functions must meet.
 
 Each assertion names a run_ function, parameter overrides and an observable; the harness runs the
-script's unmodified functions with those overrides and compares by code.  An assertion that needs
+script's unmodified functions with those overrides and compares by code: with a known value
+(limiting case, analytic regime), with a bound it must not cross (a variational energy never lies
+below the exact ground state), or with a second run related by a symmetry (equal, negated,
+reversed, or scaled by a factor).  A sum rule compares the sum of a list-valued observable.  An assertion that needs
 more than overrides says in words (``adapter``) what a model-written entry point must compute from
 the script's own functions (verifiers/scientific/adapters.py).  Expected values stay in these files:
 they are never rendered into a prompt.
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from physvec.taskfiles.base import StrictModel, Tolerances
 
@@ -32,6 +35,8 @@ class _Assertion(Tolerances):
                     "e.g. 'the difference of the two lowest single-particle levels under the key gap'. "
                     "A model writes it; the expected value is never shown, and the obligation errors unless "
                     "every function of the script is in the adapted program unchanged.")
+    reduce: Literal["sum", "mean"] | None = Field(
+        None, description="compare the sum or the mean of a list-valued observable (sum rules), not the list")
 
 
 class _ExpectedValue(_Assertion):
@@ -53,16 +58,34 @@ class AnalyticRegime(_ExpectedValue):
     kind: Literal["analytic_regime"]
 
 
+class Bound(_Assertion):
+    """An observable that must not cross a known bound, within the tolerance: a variational energy is at
+    least the exact ground-state energy, a magnetisation per site at most 1/2."""
+
+    kind: Literal["bound"]
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    op: Literal[">=", "<="] = Field(description="observable op value must hold (every element of a list)")
+    value: float
+
+
 class Symmetry(_Assertion):
-    """Two runs whose observables must agree, or be related by negation or reversal."""
+    """Two runs whose observables must agree, or be related by negation, reversal or a scale factor
+    (``scaled``: run b's observable is ``factor`` times run a's, e.g. E(2J) = 2 E(J) for H linear in J)."""
 
     kind: Literal["symmetry"]
     overrides_a: dict[str, Any] = Field(default_factory=dict)
     overrides_b: dict[str, Any] = Field(default_factory=dict)
-    relation: Literal["equal", "negated", "reversed"]
+    relation: Literal["equal", "negated", "reversed", "scaled"]
+    factor: float | None = None
+
+    @model_validator(mode="after")
+    def _factor_with_scaled(self) -> Symmetry:
+        if (self.relation == "scaled") != (self.factor is not None):
+            raise ValueError("a factor goes with relation 'scaled', and only with it")
+        return self
 
 
-Assertion = Annotated[LimitingCase | AnalyticRegime | Symmetry, Field(discriminator="kind")]
+Assertion = Annotated[LimitingCase | AnalyticRegime | Bound | Symmetry, Field(discriminator="kind")]
 
 
 class AssertionFile(StrictModel):

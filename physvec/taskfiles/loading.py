@@ -12,14 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from physvec.taskfiles.assertions import AssertionFile
+from physvec.taskfiles.assertions import Assertion, AssertionFile
+from physvec.taskfiles.library import LibraryError, LibraryFile, Resolver, fill, resolve_list, sample_values
 from physvec.taskfiles.physvec_shape import PHYSVEC_KEYS, PhysvecPaperTask
-from physvec.taskfiles.rubric import Rubric
+from physvec.taskfiles.reference import ReferenceFile, reference_problems
+from physvec.taskfiles.rubric import Rubric, RubricNode
 from physvec.taskfiles.task import Task
 
-FileKind = Literal["task", "rubric", "assertions"]
+FileKind = Literal["task", "rubric", "assertions", "library", "reference"]
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
@@ -75,14 +77,19 @@ def read_json_object(path: Path) -> dict[str, Any]:
     return data
 
 
-def detect_kind(data: dict[str, Any]) -> FileKind | None:
-    """Which kind of input file a JSON object is, from its top-level keys."""
+def detect_kind(data: dict[str, Any], path: Path | None = None) -> FileKind | None:
+    """Which kind of input file a JSON object is, from its top-level keys; reference data has no keys of
+    its own, so it is known by its name (reference*.json), as a task's reference file is by the task."""
     if "sections" in data:
         return "rubric"
     if PHYSVEC_KEYS & data.keys() or {"request", "paper", "backend"} & data.keys():
         return "task"
     if "assertions" in data:
         return "assertions"
+    if "templates" in data:
+        return "library"
+    if path is not None and path.name.startswith("reference"):
+        return "reference"
     return None
 
 
@@ -101,12 +108,53 @@ def _problem(path: Path, detail: Any) -> Problem:
     return Problem(path, location, message)
 
 
+def load_library(path: Path) -> LibraryFile:
+    """A rubric or assertion library, every template checked to make a valid node or assertion once filled in."""
+    library = _validated(LibraryFile, read_json_object(path), path)
+    body_model: Any = RubricNode if library.library == "rubric" else TypeAdapter(Assertion)
+    problems = []
+    for name, template in library.templates.items():
+        filled = fill(template.body, sample_values(template))
+        for index, item in enumerate(filled if isinstance(filled, list) else [filled]):
+            try:
+                body_model.validate_python(item) if isinstance(body_model, TypeAdapter) \
+                    else body_model.model_validate(item)
+            except ValidationError as error:
+                problems += [_problem(path, {**detail, "loc": ("templates", name, "body", index, *detail["loc"])})
+                             for detail in error.errors()]
+    if problems:
+        raise InputFileError(problems)
+    return library
+
+
+def _resolved(path: Path, data: dict[str, Any], key: str, kind: Literal["rubric", "assertions"],
+              children_key: str | None = None) -> dict[str, Any]:
+    """``data`` with the template uses in its list under ``key`` (and, for rubrics, under every node's
+    children) replaced by the instantiated templates; problems name the place in ``path``."""
+    resolver = Resolver(path, kind, load_library)
+    try:
+        return {**data, key: resolve_list(data.get(key), key, resolver, children_key)}
+    except LibraryError as error:
+        raise InputFileError([Problem(path, error.field, str(error))]) from None
+
+
 def load_rubric(path: Path) -> Rubric:
-    return _validated(Rubric, read_json_object(path), path)
+    """A rubric file with its library sections and leaves filled in."""
+    return _validated(Rubric, _resolved(path, read_json_object(path), "sections", "rubric", "children"), path)
 
 
 def load_assertions(path: Path) -> AssertionFile:
-    return _validated(AssertionFile, read_json_object(path), path)
+    """An assertion file with its library templates filled in."""
+    return _validated(AssertionFile, _resolved(path, read_json_object(path), "assertions", "assertions"), path)
+
+
+def load_reference(path: Path) -> ReferenceFile:
+    """Reference data: named numbers or (nested) lists of finite numbers."""
+    data = read_json_object(path)
+    problems = reference_problems(data)
+    if problems:
+        raise InputFileError([Problem(path, location, message) for location, message in problems])
+    return ReferenceFile(data)
 
 
 def parse_task(path: Path) -> Task:
@@ -155,8 +203,10 @@ def load_task(path: Path) -> LoadedTask:
     assertions_path = existing("assertions", task.assertions, "assertions") if task.assertions else None
     assertions = loaded(load_assertions, assertions_path)
     reference_path = existing("reference.path", task.reference.path) if task.reference else None
-    if reference_path is not None:
-        loaded(read_json_object, reference_path)
+    reference = loaded(load_reference, reference_path)
+    if reference is not None and task.reference is not None:
+        problems.extend(Problem(path, "reference", f"{reference_path.name} has no value at {key!r}")
+                        for key in reference.missing([key for _, key in task.reference.compared()]))
     domain_inputs = {
         check.checker: existing(f"domain_checks.{index}.input", check.input)
         for index, check in enumerate(task.domain_checks)
@@ -171,21 +221,22 @@ def load_task(path: Path) -> LoadedTask:
     )
 
 
-def validate_file(path: Path) -> list[Problem]:
-    """Every problem with one input file of any kind (an empty list when it is valid)."""
+LOADERS: dict[str, Any] = {"task": load_task, "rubric": load_rubric, "assertions": load_assertions,
+                           "library": load_library, "reference": load_reference}
+"""The loader of each core file kind; every one raises InputFileError listing the file's problems."""
+
+
+def validate_file(path: Path, kind: FileKind | None = None) -> list[Problem]:
+    """Every problem with one core input file (task, rubric, assertions, library, reference data); an empty
+    list when it is valid.  ``kind`` overrides the detection from the file's keys and name."""
     path = Path(path)
     try:
-        data = read_json_object(path)
-        kind = detect_kind(data)
+        kind = kind or detect_kind(read_json_object(path), path)
         if kind is None:
-            return [Problem(path, "(top level)", "cannot tell the file kind: expected a task "
-                            "(request/paper/backend), a rubric (sections) or an assertion file (assertions)")]
-        if kind == "task":
-            load_task(path)
-        elif kind == "rubric":
-            load_rubric(path)
-        else:
-            load_assertions(path)
+            return [Problem(path, "(top level)", "cannot tell the file kind: expected a task (request/paper/backend), "
+                            "a rubric (sections), an assertion file (assertions), a library (templates) or "
+                            "reference data (a file named reference*.json)")]
+        LOADERS[kind](path)
     except InputFileError as error:
         return error.problems
     return []

@@ -1,6 +1,8 @@
 """Rubric files: an immutable weighted tree whose leaves are single gradable issues.
 
-The top level has exactly four sections.  A leaf may carry a machine check, a comparison such as
+The top level has exactly four sections, weighted by default as the published QMP-Bench rubrics weight
+theirs (code 0.1, model 0.3, method 0.3, parameters 0.3): what the figure asks for counts least, the
+physics most.  Nodes may also come from the rubric library (``physvec.taskfiles.library``).  A leaf may carry a machine check, a comparison such as
 ``cutoff <= 1e-7`` or ``N_up == L / 2`` over the script's PARAMS (or its results), which code
 evaluates; leaves without one are judged from the script text.
 """
@@ -8,13 +10,15 @@ evaluates; leaves without one are judged from the script text.
 from __future__ import annotations
 
 import ast
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, PositiveFloat, field_validator, model_validator
 
 from physvec.taskfiles.base import StrictModel
 
 RUBRIC_SECTIONS = ("reproduction objective", "physical system", "computational method", "parameters")
+DEFAULT_SECTION_WEIGHTS = {"reproduction objective": 0.1, "physical system": 0.3, "computational method": 0.3,
+                           "parameters": 0.3}
 _ALLOWED_CHECK_NODES = (
     ast.Expression, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Constant,
     ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
@@ -71,6 +75,17 @@ class Rubric(StrictModel):
 
     task: str | None = None
     sections: list[RubricNode]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_section_weights(cls, data: Any) -> Any:
+        """A section without a weight of its own gets its default weight."""
+        if not isinstance(data, dict) or not isinstance(data.get("sections"), list):
+            return data
+        sections = [{"weight": DEFAULT_SECTION_WEIGHTS[section["name"].lower()], **section}
+                    if isinstance(section, dict) and str(section.get("name", "")).lower() in DEFAULT_SECTION_WEIGHTS
+                    else section for section in data["sections"]]
+        return {**data, "sections": sections}
 
     @field_validator("sections")
     @classmethod

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 from physvec.taskfiles.assertions import AssertionFile
+from physvec.taskfiles.library import LibraryFile
 from physvec.taskfiles.rubric import Rubric
 from physvec.taskfiles.task import Task
 
-SCHEMA_MODELS = {"task": Task, "rubric": Rubric, "assertions": AssertionFile}
+SCHEMA_MODELS = {"task": Task, "rubric": Rubric, "assertions": AssertionFile, "library": LibraryFile}
 
 
 def schema_texts() -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import expm_multiply
 
-from qmp_bench.independent.spin_chains import ising_zz_x, site_operator
+from physvec.qmp_bench.independent.spin_chains import ising_zz_x, site_operator
 
 
 def _evolved(L: int, J: float, h: float, time: float, periodic: bool) -> tuple[np.ndarray, object]:

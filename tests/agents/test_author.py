@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-from knowledge_base.sources import library_files
-from knowledge_base.store import KnowledgeBase
+from physvec.knowledge_base.sources import library_files
+from physvec.knowledge_base.store import KnowledgeBase
 from physvec.runstore.transcript import EventType, read_events
 from tests.agents.test_pipeline import reproduce, set_limits
 from tests.support.scripted import GOOD_SCRIPT, variant, write_replies
-from verifiers.programming.contract import analyse_script
+from physvec.verifiers.programming.contract import analyse_script
 
 PLAN = {
     "system": "open spin-1/2 Heisenberg chain of four sites",

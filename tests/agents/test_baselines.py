@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agents.baselines import first_error
-from knowledge_base.sources import library_files
-from knowledge_base.store import KnowledgeBase
-from physvec.cli import reproduce_main
+from physvec.agents.baselines import first_error
+from physvec.knowledge_base.sources import library_files
+from physvec.knowledge_base.store import KnowledgeBase
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import RunDirectory, list_runs
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.scripted import GOOD_SCRIPT, MISSPELLED, WRONG_SIGN, write_replies

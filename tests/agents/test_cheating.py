@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from physvec.cli import reproduce_main
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import list_runs
 from tests.agents.test_pipeline import set_limits
 from tests.support.scripted import variant, write_replies

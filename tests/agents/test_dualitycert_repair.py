@@ -12,16 +12,16 @@ from collections import Counter
 import pytest
 from langchain_core.messages import AIMessage
 
-from agents.dualitycert_repair import POLICIES, EpisodeRecord, RepairRun, portfolio, run_episode, run_policy
-from agents.model_client import ModelClient
-from agents.providers import ScriptedChatModel
-from physvec.dualitycert_cli import main
+from physvec.agents.dualitycert_repair import POLICIES, EpisodeRecord, RepairRun, portfolio, run_episode, run_policy
+from physvec.agents.model_client import ModelClient
+from physvec.agents.providers import ScriptedChatModel
+from physvec.cli.dualitycert import main
 from physvec.runstore.transcript import EventType, Transcript, read_events
 from tests.verifiers.dualitycert.conftest import dp0_data
-from verifiers.dualitycert.dualize import dualize
-from verifiers.dualitycert.fixtures import Fixture, FixtureConfig, write_fixtures
-from verifiers.dualitycert.perturb import Perturbation, apply
-from verifiers.dualitycert.theory import Claim, parse_theory
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.fixtures import Fixture, FixtureConfig, write_fixtures
+from physvec.verifiers.dualitycert.perturb import Perturbation, apply
+from physvec.verifiers.dualitycert.theory import Claim, parse_theory
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from physvec.runstore.transcript import EventType, read_events
 from tests.agents.test_pipeline import reproduce
 from tests.support.scripted import write_replies
-from verifiers.programming.julia_runtime import locate_julia
+from physvec.verifiers.programming.julia_runtime import locate_julia
 
 JULIA_SCRIPT = (Path(__file__).resolve().parents[1] / "fixtures" / "scripts" / "itensors" / "reference.jl").read_text()
 # the run_ function diagonalises by itself instead of calling the effector: a contract breach

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from physvec.cli import physvec_main
+from physvec.cli.main import physvec_main
 from tests.support.scripted import fenced, write_replies
 
 PROPOSAL = '''from tenpy.networks.mps import MPS

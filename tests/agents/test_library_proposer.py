@@ -11,15 +11,15 @@ import json
 
 import pytest
 
-from agents.library_proposer import SpecNotCovered, compose_script, library_problem
-from physvec.cli import reproduce_main
+from physvec.agents.library_proposer import SpecNotCovered, compose_script, library_problem
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import list_runs
 from physvec.runstore.transcript import EventType, read_events
 from physvec.taskfiles.loading import load_task
 from physvec.taskfiles.task import ProposerSpec
 from tests.support.scripted import FIXTURES
-from verifiers.library import BACKEND_MODULES, RESULT_ROLES, pipelines_for
-from verifiers.programming.contract import analyse_script
+from physvec.verifiers.library import BACKEND_MODULES, RESULT_ROLES, pipelines_for
+from physvec.verifiers.programming.contract import analyse_script
 
 TFIM_TASK = FIXTURES / "library_tfim_task"
 HUBBARD = ProposerSpec(model="trapped_hubbard", lattice="chain", method="dmrg",

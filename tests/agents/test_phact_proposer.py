@@ -11,15 +11,15 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from agents.model_client import ModelClient
-from agents.phact_adversaries import ADVERSARIES, call, sweep
-from agents.phact_campaign import PhactRun, episode_record, run_campaign
-from agents.phact_proposer import Episode, LoopOutcome, LoopSettings, restated_values
-from agents.providers import ScriptedChatModel
+from physvec.agents.model_client import ModelClient
+from physvec.agents.phact_adversaries import ADVERSARIES, call, sweep
+from physvec.agents.phact_campaign import PhactRun, episode_record, run_campaign
+from physvec.agents.phact_proposer import Episode, LoopOutcome, LoopSettings, restated_values
+from physvec.agents.providers import ScriptedChatModel
 from physvec.runstore.transcript import EventType, Transcript
-from verifiers.phact.corpus import corpus
-from verifiers.phact.search import find_design
-from verifiers.phact.tools import Contract
+from physvec.verifiers.phact.corpus import corpus
+from physvec.verifiers.phact.search import find_design
+from physvec.verifiers.phact.tools import Contract
 
 GOALS = {goal.id: (goal, domain) for _, goal, domain in corpus()}
 FAST = LoopSettings(rounds=3, reprompts=2)
@@ -189,7 +189,7 @@ def test_a_material_outside_the_engines_competence_ends_unknown(tmp_path):
 
 
 def test_the_loop_runs_against_an_openai_compatible_server_with_real_tool_calls(tmp_path, capsys):
-    from physvec.phact_cli import main
+    from physvec.cli.phact import main
     from tests.support.chat_completions_server import ChatCompletionsServer
 
     # C = 15.9 nF with the bound 10 kOhm gives 1001 Hz, within 10 Hz of 1 kHz

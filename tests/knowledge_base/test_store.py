@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_base.terms import embed, words
-from knowledge_base.sources import SourceFile, chunks_of, package_files
-from knowledge_base.store import KnowledgeBase
+from physvec.knowledge_base.terms import embed, words
+from physvec.knowledge_base.sources import SourceFile, chunks_of, package_files
+from physvec.knowledge_base.store import KnowledgeBase
 
 PACKAGE = '''"""Toy lattice models for the knowledge-base tests."""
 

@@ -13,14 +13,14 @@ import json
 import pytest
 
 from physvec.taskfiles.loading import load_task
-from qmp_bench.catalogue import bench_tasks
-from qmp_bench.faults import (
+from physvec.qmp_bench.catalogue import bench_tasks
+from physvec.qmp_bench.faults import (
     UNMUTATED, FaultCampaign, catalogue, certificates_of, class_table, current_records, escaped, judge, reference_mutants,
     run_faults,
 )
-from qmp_bench.mutants import BACKEND_REPLACEMENTS, PHYSICS_CLASSES, PROGRAMMING_CLASSES
-from verifiers.certificate import Certificate, Obligation, Outcome
-from verifiers.sandbox import SandboxPool
+from physvec.qmp_bench.mutants import BACKEND_REPLACEMENTS, PHYSICS_CLASSES, PROGRAMMING_CLASSES
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome
+from physvec.verifiers.sandbox import SandboxPool
 
 TASKS = bench_tasks()
 

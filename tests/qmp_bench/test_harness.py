@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from physvec.runstore.store import RunDirectory
-from qmp_bench.campaign import Campaign, TrialKey, TrialRecord
-from qmp_bench.catalogue import BenchTask
-from qmp_bench.cli import main as qmp_bench_main
-from qmp_bench.metrics import mean_pass_at_k, pass_at_k, summary
-from qmp_bench.report import write_results
-from qmp_bench.runner import run_campaign
+from physvec.qmp_bench.campaign import Campaign, TrialKey, TrialRecord
+from physvec.qmp_bench.catalogue import BenchTask
+from physvec.cli.qmp_bench import main as qmp_bench_main
+from physvec.qmp_bench.metrics import mean_pass_at_k, pass_at_k, summary
+from physvec.qmp_bench.report import write_results
+from physvec.qmp_bench.runner import run_campaign
 from tests.support.scripted import GOOD_SCRIPT, MISSPELLED, write_replies
 
 

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
-from qmp_bench.independent.quench import quench_magnetization
-from qmp_bench.independent.spin_chains import (
+from physvec.qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
+from physvec.qmp_bench.independent.quench import quench_magnetization
+from physvec.qmp_bench.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
 )

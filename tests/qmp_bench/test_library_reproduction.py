@@ -5,8 +5,8 @@ One cheap task runs here (about half a minute); benchmarks/qmp_library_reproduct
 
 from __future__ import annotations
 
-from qmp_bench.campaign import Campaign
-from qmp_bench.cli import main
+from physvec.qmp_bench.campaign import Campaign
+from physvec.cli.qmp_bench import main
 
 
 def test_the_library_reproduces_the_trotter_quench_and_a_rerun_adds_no_trial(tmp_path, capsys):

@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from agents.library_proposer import library_problem
+from physvec.agents.library_proposer import library_problem
 from physvec.taskfiles.loading import load_task
-from qmp_bench.catalogue import TOPIC_BACKENDS, bench_tasks
-from qmp_bench.provenance import INDEPENDENT, stored_values
+from physvec.qmp_bench.catalogue import TOPIC_BACKENDS, bench_tasks
+from physvec.qmp_bench.provenance import INDEPENDENT, stored_values
 
 TASKS = bench_tasks()
 
@@ -32,7 +32,7 @@ def test_a_task_is_complete_and_cites_its_source(task):
     assert citation is not None and (citation.doi or citation.isbn)
     assert library_problem(loaded.spec, loaded.backend) is None
     kinds = {assertion.kind for assertion in load_task(task.task_file).assertions.assertions}
-    assert kinds == {"limiting_case", "symmetry", "analytic_regime"}
+    assert {"limiting_case", "symmetry", "analytic_regime"} <= kinds
     assert loaded.convergence.cases and loaded.reference is not None
     runs = {assertion.run for assertion in load_task(task.task_file).assertions.assertions}
     assert all(run in loaded.request for run in runs), "the request names the run_ function the checks call"

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from verifiers.certificate import Certificate, Obligation, Outcome, Verdict, digest, not_implemented
-from verifiers.feedback import Projection, project
-from verifiers.final_judge import judge_run
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, Verdict, digest, not_implemented
+from physvec.verifiers.feedback import Projection, project
+from physvec.verifiers.final_judge import judge_run
 
 
 def obligation(outcome: Outcome, name: str = "check", **kwargs) -> Obligation:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from tests.verifiers.dualitycert.conftest import dp0_data
-from verifiers.certificate import Outcome
-from verifiers.domain import dualitycert_obligations, phact_obligations
-from verifiers.dualitycert.dualize import dualize
-from verifiers.dualitycert.theory import parse_theory
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.domain import dualitycert_obligations, phact_obligations
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.theory import parse_theory
 
 
 def test_a_claim_file_gives_prefixed_dualitycert_obligations_at_the_final_level(tmp_path):

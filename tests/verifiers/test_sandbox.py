@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from verifiers.sandbox import GiB, SandboxJob, SandboxLimits, SandboxPool, run_program, scrubbed_environment
+from physvec.verifiers.sandbox import GiB, SandboxJob, SandboxLimits, SandboxPool, run_program, scrubbed_environment
 
 
 def python_job(tmp_path: Path, code: str, name: str = "job", **limits) -> SandboxJob:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verifiers.dualitycert.theory import Arrow, Theory
+from physvec.verifiers.dualitycert.theory import Arrow, Theory
 
 HALF = Fraction(1, 2)
 

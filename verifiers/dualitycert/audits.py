@@ -13,11 +13,11 @@ from fractions import Fraction
 import numpy as np
 from sympy import Expr, Matrix, Rational, lambdify, symbols
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.dualitycert.anomalies import central_charges, r_trace
-from verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
-from verifiers.dualitycert.dualize import as_sympy, constraint_system
-from verifiers.dualitycert.theory import Theory
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.dualitycert.anomalies import central_charges, r_trace
+from physvec.verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
+from physvec.verifiers.dualitycert.dualize import as_sympy, constraint_system
+from physvec.verifiers.dualitycert.theory import Theory
 
 UNITARITY_BOUND = Fraction(2, 3)
 """A gauge-invariant chiral operator has R >= 2/3 (dimension >= 1, equality for a free field)."""

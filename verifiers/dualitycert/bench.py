@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-from verifiers.dualitycert.registry import Settings, planned_checks
-from verifiers.dualitycert.theory import Claim
+from physvec.verifiers.dualitycert.registry import Settings, planned_checks
+from physvec.verifiers.dualitycert.theory import Claim
 
 
 def bench(claims: list[Claim], levels: tuple[int, ...] = (3, 5)) -> list[dict[str, object]]:

@@ -33,8 +33,8 @@ from math import lcm
 from sympy import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from verifiers.dualitycert.superpotential import term_r_charge
-from verifiers.dualitycert.theory import Theory
+from physvec.verifiers.dualitycert.superpotential import term_r_charge
+from physvec.verifiers.dualitycert.theory import Theory
 
 Word = tuple[tuple[str, ...], tuple[str, ...]]
 """(sorted singlet labels, closed walk of arrow labels in its least rotation)"""

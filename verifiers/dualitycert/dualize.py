@@ -19,9 +19,9 @@ from fractions import Fraction
 
 from sympy import Matrix, Rational
 
-from verifiers.dualitycert.anomalies import charged_at, dynkin_index
-from verifiers.dualitycert.chiral_ring import least_rotation
-from verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Term, Theory
+from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index
+from physvec.verifiers.dualitycert.chiral_ring import least_rotation
+from physvec.verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Term, Theory
 
 Cyclic = tuple[tuple[str, ...], tuple[str, ...]]
 """A W term's factors: (arrows in their least rotation, sorted singlets)"""

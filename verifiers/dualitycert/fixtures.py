@@ -19,13 +19,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from verifiers.certificate import Verdict
-from verifiers.dualitycert.dualize import dualize
-from verifiers.dualitycert.isomorphism import is_copy_of
-from verifiers.dualitycert.perturb import CLASSES, Perturbation, apply, candidates
-from verifiers.dualitycert.registry import INTERACTION, certify
-from verifiers.dualitycert.seeds import SeedCell, seed_cells
-from verifiers.dualitycert.theory import Claim, Theory, structural_problems
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.isomorphism import is_copy_of
+from physvec.verifiers.dualitycert.perturb import CLASSES, Perturbation, apply, candidates
+from physvec.verifiers.dualitycert.registry import INTERACTION, certify
+from physvec.verifiers.dualitycert.seeds import SeedCell, seed_cells
+from physvec.verifiers.dualitycert.theory import Claim, Theory, structural_problems
 
 MANIFEST = "manifest.json"
 DROP_REASONS = ("seed_not_certified", "seed_dual_is_copy", "malformed", "still_certified", "duplicate")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import networkx as nx
 from networkx.algorithms.isomorphism import DiGraphMatcher
 
-from verifiers.dualitycert.theory import Theory
+from physvec.verifiers.dualitycert.theory import Theory
 
 
 def theory_graph(theory: Theory, conjugate: bool = False) -> nx.DiGraph:

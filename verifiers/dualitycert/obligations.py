@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.dualitycert.anomalies import (central_charges, cubic_anomaly, doublet_count, mixed_r_anomaly,
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.dualitycert.anomalies import (central_charges, cubic_anomaly, doublet_count, mixed_r_anomaly,
                                              r_trace)
-from verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
-from verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
-from verifiers.dualitycert.theory import Theory
+from physvec.verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
+from physvec.verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
+from physvec.verifiers.dualitycert.theory import Theory
 
 
 def _verdict(failures: list[str]) -> Outcome:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifiers.dualitycert.theory import Theory
+from physvec.verifiers.dualitycert.theory import Theory
 
 CLASSES = ("drop_w_term", "flip_w_sign", "r_charge_perturb", "rank_perturb")
 R_STEP = Fraction(1, 3)

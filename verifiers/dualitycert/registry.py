@@ -12,10 +12,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
-from verifiers.dualitycert import obligations
-from verifiers.dualitycert.audits import a_maximisation, unitarity
-from verifiers.dualitycert.theory import Claim, Theory
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
+from physvec.verifiers.dualitycert import obligations
+from physvec.verifiers.dualitycert.audits import a_maximisation, unitarity
+from physvec.verifiers.dualitycert.theory import Claim, Theory
 
 VERIFIER = "dualitycert"
 INTERACTION_LEVEL = 3

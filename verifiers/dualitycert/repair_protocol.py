@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from verifiers.certificate import Certificate
-from verifiers.dualitycert.theory import MalformedTheory, Theory, parse_theory
+from physvec.verifiers.certificate import Certificate
+from physvec.verifiers.dualitycert.theory import MalformedTheory, Theory, parse_theory
 
 REASON_CHARS = 500
 

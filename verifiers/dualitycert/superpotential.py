@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifiers.dualitycert.theory import Term, Theory
+from physvec.verifiers.dualitycert.theory import Term, Theory
 
 
 def walk_breaks(theory: Theory, term: Term) -> list[str]:

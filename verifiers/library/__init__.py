@@ -70,7 +70,7 @@ class BackgroundPipeline:
 def pipelines_for(backend: str) -> tuple[BackgroundPipeline, ...]:
     """The background pipelines of a backend; none for a backend the library does not cover."""
     module = BACKEND_MODULES.get(backend)
-    return () if module is None else importlib.import_module(f"verifiers.library.{module}").PIPELINES
+    return () if module is None else importlib.import_module(f"physvec.verifiers.library.{module}").PIPELINES
 
 
 def pipeline_named(backend: str, name: str) -> BackgroundPipeline | None:

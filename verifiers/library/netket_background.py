@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import netket as nk
 
-from verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 
 
 def lattice_chain(L: int) -> nk.graph.Graph:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pyscf import dft, gto, scf
 
-from verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 
 
 def item_molecule(atom: str, basis: str, charge: int) -> gto.Mole:

@@ -14,7 +14,7 @@ from qiskit.quantum_info import SparsePauliOp, Statevector
 from qiskit.synthesis import LieTrotter
 from scipy.optimize import minimize
 
-from verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 
 
 def hamiltonian_tfim(L: int, J: float, h: float) -> SparsePauliOp:

@@ -18,7 +18,7 @@ from tenpy.models.spins import SpinChain
 from tenpy.models.tf_ising import TFIChain
 from tenpy.networks.mps import MPS
 
-from verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 
 
 def hamiltonian_heisenberg_chain(L: int, J: float) -> SpinChain:

@@ -21,11 +21,11 @@ from typing import Any
 
 import networkx as nx
 
-from verifiers.certificate import Certificate, Obligation, Outcome, digest
-from verifiers.phact.domains import DOMAINS, Domain
-from verifiers.phact.engines import ENGINE_REFUSALS
-from verifiers.phact.schema import Design, Goal, meets, unmet
-from verifiers.phact.search import SEARCH, best_value, least_shortfall
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
+from physvec.verifiers.phact.domains import DOMAINS, Domain
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS
+from physvec.verifiers.phact.schema import Design, Goal, meets, unmet
+from physvec.verifiers.phact.search import SEARCH, best_value, least_shortfall
 
 VERIFIER = "phact"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal, MalformedInput, parse_goal, read_json
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.schema import Goal, MalformedInput, parse_goal, read_json
 
 GOAL_FOLDER = Path(__file__).parent / "goals"
 

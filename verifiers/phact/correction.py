@@ -18,8 +18,8 @@ import networkx as nx
 import numpy as np
 from scipy.optimize import brentq
 
-from verifiers.phact.domains import Domain
-from verifiers.phact.schema import Goal, Target, margin, meets
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.schema import Goal, Target, margin, meets
 
 STEPS = 60
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import networkx as nx
 
-from verifiers.phact.engines import colloids, dna, drones, filters
-from verifiers.phact.engines import gravitational_waves as gw
+from physvec.verifiers.phact.engines import colloids, dna, drones, filters
+from physvec.verifiers.phact.engines import gravitational_waves as gw
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from verifiers.phact.domains import DOMAINS, Domain
+from physvec.verifiers.phact.domains import DOMAINS, Domain
 
 
 class _Strict(BaseModel):

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from verifiers.phact.domains import Domain
-from verifiers.phact.engines import ENGINE_REFUSALS
-from verifiers.phact.engines.colloids import OutsideCompetence
-from verifiers.phact.schema import FreeInput, Goal, Target, margin, unmet
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS
+from physvec.verifiers.phact.engines.colloids import OutsideCompetence
+from physvec.verifiers.phact.schema import FreeInput, Goal, Target, margin, unmet
 
 GRID_POINTS = 17
 """Points per continuous free input (log-spaced for a positive interval wider than a decade)."""

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from verifiers.certificate import Certificate, Obligation, Outcome, Verdict, digest
-from verifiers.phact.contract import VERIFIER, certify, impossibility, target_obligations
-from verifiers.phact.domains import Domain
-from verifiers.phact.engines import ENGINE_REFUSALS
-from verifiers.phact.schema import Design, Goal
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, Verdict, digest
+from physvec.verifiers.phact.contract import VERIFIER, certify, impossibility, target_obligations
+from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS
+from physvec.verifiers.phact.schema import Design, Goal
 
 BARE_VERIFIER = "phact-bare"
 

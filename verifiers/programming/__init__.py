@@ -12,20 +12,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from verifiers.certificate import Certificate, Obligation, Outcome, digest
-from verifiers.execution import figure_obligation, results_obligation
-from verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
-from verifiers.programming.integration import (
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
+from physvec.verifiers.execution import figure_obligation, results_obligation
+from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
+from physvec.verifiers.programming.integration import (
     INTEGRATION, all_levels, execution_obligation, instrumented_job, integration_obligation, read_report,
 )
-from verifiers.programming.julia_contract import analyse_julia_script
-from verifiers.programming.julia_verification import verify_julia_script
-from verifiers.programming.unit_tests import (
+from physvec.verifiers.programming.julia_contract import analyse_julia_script
+from physvec.verifiers.programming.julia_verification import verify_julia_script
+from physvec.verifiers.programming.unit_tests import (
     UNIT, UnitTest, embeds_identically, glue_problem, syntax_unit_obligation, unbound_report, unit_obligation,
     unit_test_program,
 )
-from verifiers.protocol import Subject
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.protocol import Subject
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
 def _sandbox_environment(backend: str, workdir: Path) -> dict[str, str]:

@@ -13,7 +13,7 @@ import builtins
 import re
 from dataclasses import dataclass, field
 
-from verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.certificate import Obligation, Outcome
 
 ELEMENT_PREFIXES = ("site_", "lattice_", "hamiltonian_", "initialstate_", "circuit_", "ansatz_", "sampler_",
                     "effector_", "observable_", "item_", "plot_")

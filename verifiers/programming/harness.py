@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from verifiers.finite import non_finite_paths
-from verifiers.programming.properties import hermiticity_problem
+from physvec.verifiers.finite import non_finite_paths
+from physvec.verifiers.programming.properties import hermiticity_problem
 
 _SYNTHETIC = {int: 4, float: 1.0, bool: True, complex: 1.0 + 0.0j}
 SCRIPT_MODULE = "physvec_script_under_test"
@@ -139,7 +139,7 @@ def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_
     the function under test.  ``pipeline`` names the background to use instead of the one sharing most
     of the script's PARAMS.
     """
-    from verifiers.library import best_pipeline, call_with_namespace, pipeline_named
+    from physvec.verifiers.library import best_pipeline, call_with_namespace, pipeline_named
 
     started = time.monotonic()
     background = pipeline_named(backend, pipeline) if pipeline else best_pipeline(backend, script_params)
@@ -285,7 +285,7 @@ class _Recorder:
 def run_instrumented(script: str, report: str = "integration_report.json") -> None:
     """Execute the script's main() once with every element call recorded; then any run_ function
     that main did not call, with **PARAMS.  The script file itself is executed unmodified."""
-    from verifiers.programming.contract import RUN_PREFIX, element_role
+    from physvec.verifiers.programming.contract import RUN_PREFIX, element_role
 
     started = time.monotonic()
     recorder = _Recorder()
@@ -340,7 +340,7 @@ class _LevelReached(Exception):
 def run_until_level(script: str, run: str, level: int) -> None:
     """Execute the script's main() only up to the ``level``-th element call of ``run`` (the naive,
     one-execution-per-level integration strategy that the benchmark compares against)."""
-    from verifiers.programming.contract import element_role
+    from physvec.verifiers.programming.contract import element_role
 
     module = _load_script(script)
     state = {"active": False, "calls": 0}
@@ -378,7 +378,7 @@ def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observa
     and metamorphic checks use this; nothing is compared here)."""
     import numpy as np
 
-    from verifiers.keypaths import lookup
+    from physvec.taskfiles.keypaths import lookup
 
     started = time.monotonic()
     try:

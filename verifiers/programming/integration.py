@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.programming.contract import ScriptContract
-from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.programming.contract import ScriptContract
+from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
 
 INTEGRATION = "integration"
 REPORT_FILE = "integration_report.json"
 _LAUNCHER = ("import sys\n"
-             "from verifiers.programming.harness import run_instrumented\n"
+             "from physvec.verifiers.programming.harness import run_instrumented\n"
              f"run_instrumented('script.py', {REPORT_FILE!r})\n")
 
 

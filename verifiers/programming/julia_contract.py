@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifiers.programming.contract import (
+from physvec.verifiers.programming.contract import (
     ElementFunction, RunFunction, ScriptContract, SyntaxFault, _breach, _syntax_obligation, element_role,
 )
 

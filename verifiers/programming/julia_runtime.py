@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
+from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
 
 LAUNCHER = "import sys\nfrom juliacall import Main\nMain.include(sys.argv[1])\n"
 """Runs one Julia file (the argument) through juliacall, in the sandbox's working directory."""

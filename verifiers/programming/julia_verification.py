@@ -13,16 +13,16 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.execution import figure_obligation, results_obligation
-from verifiers.programming.contract import ElementFunction, ScriptContract, contract_obligations
-from verifiers.programming.integration import INTEGRATION, execution_evidence
-from verifiers.programming.julia_contract import (
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.execution import figure_obligation, results_obligation
+from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, contract_obligations
+from physvec.verifiers.programming.integration import INTEGRATION, execution_evidence
+from physvec.verifiers.programming.julia_contract import (
     analyse_julia_script, julia_constants, julia_definitions, julia_imports, julia_params_definition,
 )
-from verifiers.programming.julia_runtime import JuliaRuntime, julia_runtime
-from verifiers.programming.unit_tests import REPORT_FILE, UNIT, UnitTest, unit_obligation
-from verifiers.sandbox import SandboxLimits, SandboxPool, SandboxResult
+from physvec.verifiers.programming.julia_runtime import JuliaRuntime, julia_runtime
+from physvec.verifiers.programming.unit_tests import REPORT_FILE, UNIT, UnitTest, unit_obligation
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool, SandboxResult
 
 HARNESS = Path(__file__).with_name("harness.jl")
 BACKGROUND = Path(__file__).resolve().parents[1] / "library" / "itensors_background.jl"

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifiers.certificate import Certificate, Obligation, Outcome
-from verifiers.programming.contract import top_level_blocks
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome
+from physvec.verifiers.programming.contract import top_level_blocks
 
 PARAMS = "PARAMS"
 _IMPORT = re.compile(r"^(?:import|from)\s+\S.*$", re.MULTILINE)

@@ -14,10 +14,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.programming.contract import ElementFunction, ScriptContract
-from verifiers.programming.harness import PHASE_FILE
-from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.programming.contract import ElementFunction, ScriptContract
+from physvec.verifiers.programming.harness import PHASE_FILE
+from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
 
 UNIT = "unit"
 REPORT_FILE = "unit_report.json"
@@ -89,7 +89,7 @@ def unit_test_program(contract: ScriptContract, function: ElementFunction, backe
         lines += glue.splitlines() + [""]
     options = (f", glue={GLUE_FUNCTION}" if glue is not None else "") + (f", pipeline={pipeline!r}" if pipeline else "")
     lines += [
-        "from verifiers.programming.harness import run_unit_test",
+        "from physvec.verifiers.programming.harness import run_unit_test",
         f"run_unit_test({function.name}, {function.role!r}, {backend!r}, {contract.params or {}!r}, {REPORT_FILE!r}"
         f"{options})",
     ]

@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from verifiers.certificate import Certificate, Obligation, Outcome, digest
-from verifiers.execution import RESULTS_FILE
-from verifiers.programming.contract import ScriptContract, analyse_script
-from verifiers.programming.julia_runtime import julia_runtime
-from verifiers.protocol import Subject
-from verifiers.scientific.adapters import AdapterWriter
-from verifiers.scientific.assertions import assertion_obligations
-from verifiers.scientific.convergence import convergence_obligations
-from verifiers.scientific.metamorphic import metamorphic_obligations
-from verifiers.scientific.reference import reference_obligations
-from verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric, without_code_evidence
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
+from physvec.verifiers.execution import RESULTS_FILE
+from physvec.verifiers.programming.contract import ScriptContract, analyse_script
+from physvec.verifiers.programming.julia_runtime import julia_runtime
+from physvec.verifiers.protocol import Subject
+from physvec.verifiers.scientific.adapters import AdapterWriter
+from physvec.verifiers.scientific.assertions import assertion_obligations
+from physvec.verifiers.scientific.convergence import convergence_obligations
+from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+from physvec.verifiers.scientific.reference import reference_obligations
+from physvec.verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric, without_code_evidence
 
 
 def _results(subject: Subject) -> dict:

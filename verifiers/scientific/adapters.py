@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from physvec.taskfiles.assertions import Assertion
-from verifiers.programming.contract import RUN_PREFIX, element_role
+from physvec.verifiers.programming.contract import RUN_PREFIX, element_role
 
 ADAPTER_ENTRY = "adapter"
 AdapterWriter = Callable[[Assertion, str], str | None]

@@ -1,4 +1,4 @@
-"""Physical assertions: limiting cases, symmetries and analytic regimes, judged by code.
+"""Physical assertions: limiting cases, analytic regimes, bounds and symmetries, judged by code.
 
 Each assertion calls the script's own run_ function with the assertion's overrides (see
 override_runs.py), or, when it needs more than overrides, the entry point of a model-written adapted
@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from physvec.taskfiles.assertions import Assertion, AssertionFile, Symmetry
-from verifiers.certificate import Obligation, Outcome
-from verifiers.finite import as_float_array
-from verifiers.programming.contract import ScriptContract
-from verifiers.scientific.adapters import ADAPTER_ENTRY, AdapterWriter, adapter_problems
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
+from physvec.taskfiles.assertions import Assertion, AssertionFile, Bound, Symmetry
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.finite import as_float_array
+from physvec.verifiers.programming.contract import ScriptContract
+from physvec.verifiers.scientific.adapters import ADAPTER_ENTRY, AdapterWriter, adapter_problems
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
 
 
 def _runs(assertion: Assertion, index: int, program: Path | None) -> list[OverrideRun]:
@@ -85,14 +85,19 @@ def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
     if any(v is None for v in values):
         return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
                           message="the observable is not numeric")
+    values = [_reduced(assertion, value) for value in values]
+    if isinstance(assertion, Bound):
+        return _judge_bound(assertion, values[0], evidence, sealed)
     if isinstance(assertion, Symmetry):
         first, second = values
         if assertion.relation == "reversed" and second.ndim == 0:
             return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
                               message="a reflection relation needs a list-valued observable")
-        related = second if assertion.relation == "equal" else -second if assertion.relation == "negated" \
-            else second[::-1]
-        target, description = related, f"the two runs are not {assertion.relation} as the symmetry requires"
+        if assertion.relation == "scaled":
+            first = assertion.factor * first
+        target = -second if assertion.relation == "negated" else second[::-1] if assertion.relation == "reversed" \
+            else second
+        description = f"the two runs are not {assertion.relation} as the symmetry requires"
     else:
         first, target = values[0], np.asarray(assertion.expected, dtype=float)
         sealed["expected"] = assertion.expected
@@ -107,6 +112,28 @@ def _judge(assertion: Assertion, observed: list[Observed]) -> Obligation:
                           message="holds within the tolerance")
     return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
                       message=f"observed {evidence['observed']}: {description}")
+
+
+def _reduced(assertion: Assertion, value: np.ndarray) -> np.ndarray:
+    """The value a sum rule compares: the sum or mean of the observable, or the observable itself."""
+    if assertion.reduce is None:
+        return value
+    return np.asarray(np.sum(value) if assertion.reduce == "sum" else np.mean(value))
+
+
+def _judge_bound(assertion: Bound, observed: np.ndarray, evidence: dict[str, Any],
+                 sealed: dict[str, Any]) -> Obligation:
+    """Every element of the observable on the allowed side of the bound, by at most the tolerance over it."""
+    name, category = f"assertion:{assertion.name}", assertion.kind
+    slack = assertion.atol + assertion.rtol * abs(assertion.value)
+    holds = observed >= assertion.value - slack if assertion.op == ">=" else observed <= assertion.value + slack
+    sealed.update(bound=assertion.value, op=assertion.op)
+    if bool(np.all(holds)):
+        return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED, evidence=evidence, sealed=sealed,
+                          message="stays on the allowed side of the bound")
+    side = "below the lower" if assertion.op == ">=" else "above the upper"
+    return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence, sealed=sealed,
+                      message=f"observed {evidence['observed']}: lies {side} bound it must respect")
 
 
 def assertion_obligations(script: Path, contract: ScriptContract, assertions: AssertionFile, workdir: Path,

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from physvec.taskfiles.task import ConvergenceCase
-from verifiers.certificate import Obligation, Outcome
-from verifiers.finite import as_float_array
-from verifiers.programming.contract import ScriptContract
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.finite import as_float_array
+from physvec.verifiers.programming.contract import ScriptContract
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
 
 CONVERGENCE = "convergence"
 

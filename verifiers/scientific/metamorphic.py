@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.finite import as_float_array
-from verifiers.programming.contract import ScriptContract
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.override_runs import OverrideRun, observe
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.finite import as_float_array
+from physvec.verifiers.programming.contract import ScriptContract
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.override_runs import OverrideRun, observe
 
 METAMORPHIC = "metamorphic"
 MAX_PERTURBED = 3

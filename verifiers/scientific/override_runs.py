@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, SandboxResult
+from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, SandboxResult
 
 REPORT_FILE = "observed.json"
 
@@ -45,7 +45,7 @@ class Observed:
 
 
 def _program(run: OverrideRun) -> str:
-    return ("from verifiers.programming.harness import run_with_overrides\n"
+    return ("from physvec.verifiers.programming.harness import run_with_overrides\n"
             f"run_with_overrides('script.py', {run.run!r}, {run.overrides!r}, {run.observable!r}, {REPORT_FILE!r})\n")
 
 

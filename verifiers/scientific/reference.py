@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from verifiers.certificate import Obligation, Outcome
-from verifiers.keypaths import KeyPathError, lookup
-from verifiers.protocol import Subject
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.taskfiles.keypaths import KeyPathError, lookup
+from physvec.verifiers.protocol import Subject
 
 OVERLAY_FILE = "reference_overlay.png"
 

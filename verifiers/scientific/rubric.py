@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from physvec.taskfiles.rubric import Rubric, RubricNode, parse_check
-from verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.certificate import Obligation, Outcome
 
 RUBRIC = "rubric"
 VOTE_TEMPERATURES = (0.0, 0.5, 1.0)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from verifiers.dualitycert.seeds import seed_cells
-from verifiers.dualitycert.theory import Claim, Theory, parse_theory
+from physvec.verifiers.dualitycert.seeds import seed_cells
+from physvec.verifiers.dualitycert.theory import Claim, Theory, parse_theory
 
 
 def arrow(label: str, source: int, target: int, r: str) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def dp0() -> Theory:
 @pytest.fixture(scope="session")
 def seed_claims() -> dict[str, Claim]:
     """Every seed cell's electric theory with its Seiberg dual."""
-    from verifiers.dualitycert.dualize import dualize
+    from physvec.verifiers.dualitycert.dualize import dualize
 
     claims = {}
     for cell in seed_cells():

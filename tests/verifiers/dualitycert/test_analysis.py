@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy.stats import binomtest
 
-from verifiers.dualitycert.analysis import analyze, episodes_frame, exact_mcnemar, fit_gee, holm, risk_difference
+from physvec.verifiers.dualitycert.analysis import analyze, episodes_frame, exact_mcnemar, fit_gee, holm, risk_difference
 
 SS = [1, 0, 0, 0, 1, 0, 0, 0]
 VF = [1, 1, 1, 0, 1, 1, 0, 1]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from tests.verifiers.dualitycert.conftest import arrow
-from verifiers.certificate import Outcome
-from verifiers.dualitycert.anomalies import central_charges, cubic_anomaly, mixed_r_anomaly, r_trace
-from verifiers.dualitycert.obligations import cubic_gauge_anomaly, witten_anomaly
-from verifiers.dualitycert.seeds import seed_cells
-from verifiers.dualitycert.theory import parse_theory
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.dualitycert.anomalies import central_charges, cubic_anomaly, mixed_r_anomaly, r_trace
+from physvec.verifiers.dualitycert.obligations import cubic_gauge_anomaly, witten_anomaly
+from physvec.verifiers.dualitycert.seeds import seed_cells
+from physvec.verifiers.dualitycert.theory import parse_theory
 
 
 def test_dp0_at_rank_three_has_the_hand_computed_traces_and_central_charges(dp0):

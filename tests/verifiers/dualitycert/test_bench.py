@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers.dualitycert.bench import bench
-from verifiers.dualitycert.dualize import dualize
-from verifiers.dualitycert.theory import Claim
+from physvec.verifiers.dualitycert.bench import bench
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.theory import Claim
 
 
 def test_each_level_reports_throughput_and_shares_that_sum_to_the_whole(dp0):

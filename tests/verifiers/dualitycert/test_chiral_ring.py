@@ -5,9 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from tests.verifiers.dualitycert.conftest import dp0_data
-from verifiers.dualitycert.chiral_ring import (graded_dimensions, least_rotation, min_cycle_mean, ring_preconditions,
+from physvec.verifiers.dualitycert.chiral_ring import (graded_dimensions, least_rotation, min_cycle_mean, ring_preconditions,
                                                window)
-from verifiers.dualitycert.theory import parse_theory
+from physvec.verifiers.dualitycert.theory import parse_theory
 
 
 def test_the_window_of_level_l_is_r_up_to_two_l_over_three():

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from verifiers.certificate import Outcome, Verdict
-from verifiers.dualitycert.dualize import DualisationError, dualize, nearest_consistent_r
-from verifiers.dualitycert.registry import FINAL, certify
-from verifiers.dualitycert.theory import Claim
+from physvec.verifiers.certificate import Outcome, Verdict
+from physvec.verifiers.dualitycert.dualize import DualisationError, dualize, nearest_consistent_r
+from physvec.verifiers.dualitycert.registry import FINAL, certify
+from physvec.verifiers.dualitycert.theory import Claim
 
 
 def test_dp0_dualised_on_a_node_has_the_known_dual_content(dp0):

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from verifiers.certificate import Verdict
-from verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
-from verifiers.dualitycert.perturb import CLASSES
-from verifiers.dualitycert.registry import INTERACTION, certify
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
+from physvec.verifiers.dualitycert.perturb import CLASSES
+from physvec.verifiers.dualitycert.registry import INTERACTION, certify
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifiers.dualitycert.dualize import dualize
-from verifiers.dualitycert.isomorphism import is_copy_of
-from verifiers.dualitycert.theory import Theory
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.isomorphism import is_copy_of
+from physvec.verifiers.dualitycert.theory import Theory
 
 
 def _disguised(theory: Theory, conjugate: bool) -> Theory:

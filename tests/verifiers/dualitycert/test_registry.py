@@ -6,11 +6,11 @@ from fractions import Fraction
 
 import pytest
 
-from verifiers.certificate import Outcome, Verdict
-from verifiers.dualitycert.dualize import dualize
-from verifiers.dualitycert.perturb import Perturbation, apply
-from verifiers.dualitycert.registry import FINAL, INTERACTION, UNBUILT, Settings, certify
-from verifiers.dualitycert.theory import Claim, Singlet
+from physvec.verifiers.certificate import Outcome, Verdict
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.perturb import Perturbation, apply
+from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, UNBUILT, Settings, certify
+from physvec.verifiers.dualitycert.theory import Claim, Singlet
 
 
 @pytest.fixture

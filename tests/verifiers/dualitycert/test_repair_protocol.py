@@ -7,10 +7,10 @@ import json
 import pytest
 
 from tests.verifiers.dualitycert.conftest import dp0_data
-from verifiers.dualitycert.perturb import Perturbation, apply
-from verifiers.dualitycert.registry import certify
-from verifiers.dualitycert.repair_protocol import FeedbackForm, InvalidReply, feedback, parse_reply
-from verifiers.dualitycert.theory import Claim
+from physvec.verifiers.dualitycert.perturb import Perturbation, apply
+from physvec.verifiers.dualitycert.registry import certify
+from physvec.verifiers.dualitycert.repair_protocol import FeedbackForm, InvalidReply, feedback, parse_reply
+from physvec.verifiers.dualitycert.theory import Claim
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 from tests.verifiers.dualitycert.conftest import dp0_data
-from verifiers.dualitycert.seeds import SEED_FOLDER
-from verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
+from physvec.verifiers.dualitycert.seeds import SEED_FOLDER
+from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
 
 
 def test_every_seed_theory_parses_with_exact_r_charges():

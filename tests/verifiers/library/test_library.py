@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.certificate import Outcome
-from verifiers.library import BACKEND_MODULES, best_pipeline, pipelines_for
-from verifiers.programming import verify_script
-from verifiers.programming.contract import element_role
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.library import BACKEND_MODULES, best_pipeline, pipelines_for
+from physvec.verifiers.programming import verify_script
+from physvec.verifiers.programming.contract import element_role
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 HUBBARD_SCRIPT = Path(__file__).resolve().parents[2] / "fixtures" / "tenpy_hubbard_task" / "script.py"
 
@@ -41,7 +41,7 @@ def test_a_correct_hubbard_script_passes_every_unit_test_in_the_hubbard_backgrou
 
 
 def test_the_library_figure_draws_lists_of_numbers_and_skips_other_results(tmp_path):
-    from verifiers.library.plots import plot_results
+    from physvec.verifiers.library.plots import plot_results
 
     plot_results({"energies": [-1.0, -1.1], "energy": -1.1, "calculations": [object(), object()]},
                  str(tmp_path / "figure.png"))

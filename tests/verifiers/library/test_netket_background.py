@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from verifiers.library.netket_background import (
+from physvec.verifiers.library.netket_background import (
     HEISENBERG_RBM, ISING_RBM, hamiltonian_heisenberg, hamiltonian_ising, lattice_chain,
 )
 

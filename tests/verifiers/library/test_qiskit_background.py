@@ -13,7 +13,7 @@ from scipy.linalg import expm
 
 from qiskit.quantum_info import Statevector
 
-from verifiers.library.qiskit_background import (
+from physvec.verifiers.library.qiskit_background import (
     TFIM_TROTTER, TFIM_VQE, ansatz_ry_linear, circuit_trotter, effector_statevector, hamiltonian_tfim,
     initialstate_all_up,
 )
@@ -62,7 +62,7 @@ def test_the_vqe_pipeline_reaches_the_exact_ground_energy():
 
 def test_the_trotter_magnetization_follows_exact_evolution():
     # independent reference: the matrix exponential on the 2^L space (qmp_bench/independent/quench.py)
-    from qmp_bench.independent.quench import quench_magnetization
+    from physvec.qmp_bench.independent.quench import quench_magnetization
 
     namespace = TFIM_TROTTER.run(steps=200)
     assert namespace["magnetization"] == pytest.approx(quench_magnetization(4, 1.0, 1.0, 0.5), abs=1e-4)
@@ -73,7 +73,7 @@ def test_the_trotter_circuit_has_the_product_formula_error():
     # a first-order product formula errs by at most O(t^2 / steps): ten steps are visibly off, and the error
     # of the magnetisation shrinks at least tenfold for tenfold more steps (here about a hundredfold, as the
     # first-order term of this observable cancels; exact: qmp_bench/independent/quench.py)
-    from qmp_bench.independent.quench import quench_magnetization
+    from physvec.qmp_bench.independent.quench import quench_magnetization
 
     exact = quench_magnetization(4, 1.0, 1.0, 1.0)
     errors = [abs(TFIM_TROTTER.run(time=1.0, steps=steps)["magnetization"] - exact) for steps in (10, 100)]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qmp_bench.independent.hubbard import exact_ground_state, exact_ladder_ground_state
-from verifiers.library.tenpy_background import (
+from physvec.qmp_bench.independent.hubbard import exact_ground_state, exact_ladder_ground_state
+from physvec.verifiers.library.tenpy_background import (
     HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER, hamiltonian_trapped_hubbard,
     initialstate_fermions,
     lattice_harmonic_trap,
@@ -82,7 +82,7 @@ def test_the_trapped_hubbard_ladder_pipeline_matches_exact_diagonalisation():
 def test_the_exact_ladder_solution_fills_single_particle_levels_without_interaction():
     """The reference itself: at U = 0 the many-body energy is the sum of the lowest orbital energies, which
     holds only if the Jordan-Wigner signs are right."""
-    from qmp_bench.independent.hubbard import hopping_matrix, ladder_bonds, trap
+    from physvec.qmp_bench.independent.hubbard import hopping_matrix, ladder_bonds, trap
 
     levels = np.linalg.eigvalsh(hopping_matrix(ladder_bonds(3), 6, 1.0) + np.diag(np.repeat(trap(3, 1.0), 2)))
     energy, _ = exact_ladder_ground_state(L=3, t=1.0, U=0.0, A=1.0, N_up=3, N_down=2)

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from verifiers.certificate import Verdict
-from verifiers.phact.contract import certify
-from verifiers.phact.schema import Design, MalformedInput, parse_goal
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.phact.contract import certify
+from physvec.verifiers.phact.schema import Design, MalformedInput, parse_goal
 
 LOW_PASS = {
     "id": "mains-hum-filter", "domain": "rc_filter",

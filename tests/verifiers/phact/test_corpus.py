@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers.certificate import Verdict
-from verifiers.phact.contract import certify, impossibility
-from verifiers.phact.corpus import corpus
-from verifiers.phact.schema import Design
-from verifiers.phact.search import find_design
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.phact.contract import certify, impossibility
+from physvec.verifiers.phact.corpus import corpus
+from physvec.verifiers.phact.schema import Design
+from physvec.verifiers.phact.search import find_design
 
 GOALS = corpus()
 

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from tests.verifiers.phact.test_contract import LOW_PASS
-from verifiers.phact.schema import parse_goal
-from verifiers.phact.correction import _crossing, correct, feedback
+from physvec.verifiers.phact.schema import parse_goal
+from physvec.verifiers.phact.correction import _crossing, correct, feedback
 
 
 def test_the_nearest_crossing_is_found_on_either_side_of_a_non_monotone_outcome():

@@ -7,8 +7,8 @@ import math
 import pytest
 from Bio.SeqUtils import MeltingTemp
 
-from verifiers.phact.engines import colloids, dna, drones, filters
-from verifiers.phact.engines import gravitational_waves as gw
+from physvec.verifiers.phact.engines import colloids, dna, drones, filters
+from physvec.verifiers.phact.engines import gravitational_waves as gw
 
 
 @pytest.mark.parametrize("sequence", ["CGTTGAAGCTTACG", "GGACTGACGATT", "GCGCATGCGC", "ATCGATCGTAGC"])

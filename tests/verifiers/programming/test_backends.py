@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.certificate import Certificate, Outcome
-from verifiers.programming import programming_metrics, verify_script
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.certificate import Certificate, Outcome
+from physvec.verifiers.programming import programming_metrics, verify_script
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 from tests.verifiers.programming.faults import FAULTS, MISMATCHES, reference
 
 LIMITS = SandboxLimits(wall_s=180)

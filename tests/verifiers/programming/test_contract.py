@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.certificate import Outcome
-from verifiers.programming.contract import analyse_script, contract_obligations, element_role
-from verifiers.programming.julia_contract import analyse_julia_script
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming.contract import analyse_script, contract_obligations, element_role
+from physvec.verifiers.programming.julia_contract import analyse_julia_script
 from tests.verifiers.programming.faults import reference
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "scripts"

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.certificate import Outcome
-from verifiers.programming.julia_contract import analyse_julia_script
-from verifiers.programming.julia_runtime import locate_julia
-from verifiers.programming.julia_verification import (
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming.julia_contract import analyse_julia_script
+from physvec.verifiers.programming.julia_runtime import locate_julia
+from physvec.verifiers.programming.julia_verification import (
     BACKGROUND, HARNESS, JULIA_PIPELINES, embeds_identically, julia_unit_test_program, verify_julia_script,
 )
-from verifiers.programming.unit_tests import REPORT_FILE
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.programming.unit_tests import REPORT_FILE
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 REFERENCE = Path(__file__).resolve().parents[2] / "fixtures" / "scripts" / "itensors" / "reference.jl"
 STEP = re.compile(r'Step\("(\w+)", (\w+), "(\w+)"\)')

@@ -5,7 +5,7 @@ from __future__ import annotations
 import netket as nk
 from qiskit.quantum_info import SparsePauliOp
 
-from verifiers.programming.properties import hermiticity_problem
+from physvec.verifiers.programming.properties import hermiticity_problem
 
 
 def test_a_qiskit_hamiltonian_with_an_imaginary_field_is_not_hermitian():

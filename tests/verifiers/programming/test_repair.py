@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from verifiers.certificate import Certificate, Obligation, Outcome
-from verifiers.programming.repair import apply_edits, repair_items
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome
+from physvec.verifiers.programming.repair import apply_edits, repair_items
 from tests.verifiers.programming.test_contract import SIX_CALLS
 
 

@@ -7,13 +7,13 @@ import typing
 import numpy as np
 import pytest
 
-from verifiers.certificate import Outcome
-from verifiers.programming import verify_script
-from verifiers.programming.contract import analyse_script
-from verifiers.finite import non_finite_paths
-from verifiers.programming.harness import conforms
-from verifiers.programming.unit_tests import embeds_identically, unit_test_program
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming import verify_script
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.finite import non_finite_paths
+from physvec.verifiers.programming.harness import conforms
+from physvec.verifiers.programming.unit_tests import embeds_identically, unit_test_program
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 from tests.verifiers.programming.faults import reference
 from tests.verifiers.programming.test_contract import SIX_CALLS
 

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from physvec.taskfiles.loading import load_task
-from verifiers.protocol import Subject, Verifier
-from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
-from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from physvec.verifiers.protocol import Subject, Verifier
+from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
+from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "tenpy_hubbard_task"
 SCRIPT = (FIXTURE / "script.py").read_text()

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from agents.prompts import adapter_messages
+from physvec.agents.prompts import adapter_messages
 from physvec.taskfiles.assertions import AssertionFile
 from physvec.taskfiles.task import Task
-from verifiers.certificate import Outcome
-from verifiers.programming.contract import analyse_script
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.adapters import adapter_problems
-from verifiers.scientific.assertions import assertion_obligations
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.adapters import adapter_problems
+from physvec.verifiers.scientific.assertions import assertion_obligations
 
 RING = (Path(__file__).resolve().parents[2] / "fixtures" / "scripts" / "scientific" / "hopping_ring.py").read_text()
 OPEN_RING_BUG = RING.replace("range(L - 1 + int(pbc))", "range(L - 1)")

@@ -15,11 +15,11 @@ import pytest
 
 from physvec.taskfiles.assertions import AssertionFile
 from physvec.taskfiles.task import ConvergenceCase
-from verifiers.certificate import Outcome
-from verifiers.programming.contract import analyse_script
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.assertions import assertion_obligations
-from verifiers.scientific.convergence import convergence_obligations
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.assertions import assertion_obligations
+from physvec.verifiers.scientific.convergence import convergence_obligations
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "fixtures" / "scripts" / "scientific"
 RING = (SCRIPTS / "hopping_ring.py").read_text()
@@ -86,6 +86,48 @@ def test_assertions_on_parameters_or_functions_the_script_lacks_fail_clearly(tmp
     assert "no parameter(s) U" in found["no such parameter"].message
     assert "density" in found["no such observable"].message
     assert all(o.outcome is Outcome.FAILED for o in found.values())
+
+
+# Bounds, scalings and sum rules on the same ring: E0(L = 8, N = 4) = -2 - 2 sqrt(2) is a lower bound no
+# state reaches below; H is linear in t, so E(2t) = 2 E(t); the levels of a hopping matrix sum to its trace, 0.
+KINDS_ASSERTIONS = AssertionFile.model_validate({"assertions": [
+    {"kind": "bound", "name": "variational bound", "run": "run_ring", "observable": "energy", "op": ">=",
+     "value": -2 - 2 * math.sqrt(2), "atol": 1e-9, "reference": "exact ground energy of the half-filled ring"},
+    {"kind": "symmetry", "name": "linear in t", "run": "run_ring", "overrides_a": {"t": 1.0},
+     "overrides_b": {"t": 2.0}, "observable": "energy", "relation": "scaled", "factor": 2.0, "atol": 1e-10,
+     "reference": "H is proportional to t"},
+    {"kind": "analytic_regime", "name": "levels sum to the trace", "run": "run_ring", "observable": "levels",
+     "reduce": "sum", "expected": 0.0, "atol": 1e-10, "reference": "sum of eigenvalues = trace of H = 0"},
+]})
+
+
+def test_bounds_scalings_and_sum_rules_hold_for_the_correct_script(tmp_path):
+    found = check_ring(tmp_path, RING, KINDS_ASSERTIONS)
+    assert {name: o.outcome for name, o in found.items()} == {
+        "variational bound": Outcome.CERTIFIED, "linear in t": Outcome.CERTIFIED,
+        "levels sum to the trace": Outcome.CERTIFIED}
+
+
+@pytest.mark.parametrize(("bug", "old", "new", "caught_by"), [
+    ("hopping doubled: energy below the exact ground state", "H[i, j] = -t\n        H[j, i] = -t",
+     "H[i, j] = -2 * t\n        H[j, i] = -2 * t", "variational bound"),
+    ("one hopping hard-coded: H no longer linear in t", "H[j, i] = -t", "H[j, i] = -1.0", "linear in t"),
+    ("stray on-site energy: the trace is no longer zero", "        H[j, i] = -t\n",
+     "        H[j, i] = -t\n        H[i, i] = 0.1\n", "levels sum to the trace"),
+])
+def test_a_bug_crosses_the_bound_breaks_the_scaling_or_the_sum_rule(tmp_path, bug, old, new, caught_by):
+    assert old in RING, bug
+    found = check_ring(tmp_path, RING.replace(old, new), KINDS_ASSERTIONS)
+    assert found[caught_by].outcome is Outcome.FAILED, bug
+
+
+def test_a_crossed_bound_is_reported_without_the_bound(tmp_path):
+    found = check_ring(tmp_path, RING.replace("H[i, j] = -t\n        H[j, i] = -t",
+                                              "H[i, j] = -2 * t\n        H[j, i] = -2 * t"), KINDS_ASSERTIONS)
+    failed = found["variational bound"]
+    assert "below the lower bound" in failed.message
+    assert "4.828" not in json.dumps([failed.message, failed.evidence])
+    assert failed.sealed["bound"] == pytest.approx(-2 - 2 * math.sqrt(2))
 
 
 def converge(tmp_path: Path, source: str) -> object:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from verifiers.programming.contract import analyse_script
-from verifiers.scientific.metamorphic import _float_params_read
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.scientific.metamorphic import _float_params_read
 
 SCRIPT = '''
 from typing import Any

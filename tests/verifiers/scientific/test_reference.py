@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from physvec.taskfiles.loading import load_task
-from verifiers.certificate import Outcome
-from verifiers.protocol import Subject
-from verifiers.sandbox import SandboxLimits, SandboxPool
-from verifiers.scientific.reference import reference_obligations
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.protocol import Subject
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.reference import reference_obligations
 
 FOUR_SITE_ENERGY = -0.75 - 3**0.5 / 2  # open four-site Heisenberg chain, closed form
 

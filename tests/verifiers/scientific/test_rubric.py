@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from physvec.taskfiles.rubric import Rubric
-from verifiers.certificate import Outcome
-from verifiers.scientific.rubric import evaluate_check, grade_rubric, parse_vote, without_code_evidence
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.scientific.rubric import evaluate_check, grade_rubric, parse_vote, without_code_evidence
 
 RUBRIC = Rubric.model_validate({"sections": [
     {"name": "reproduction objective", "children": [{"name": "ground energy", "description": "E0 is returned"}]},
@@ -29,7 +29,8 @@ def test_machine_checks_give_the_same_score_every_time():
     assert outcomes(obligations) == {"ground energy": Outcome.UNKNOWN, "half filling": Outcome.CERTIFIED,
                                      "unit hopping": Outcome.CERTIFIED, "exact": Outcome.CERTIFIED,
                                      "size": Outcome.CERTIFIED}
-    assert score == pytest.approx((0 + 2 * 1 + 1 + 1) / 5)  # section weights 1, 2, 1, 1
+    # section weights: 0.1 and 0.3 by default for the objective and two sections, 2 given for the system
+    assert score == pytest.approx((0.1 * 0 + 2 * 1 + 0.3 * 1 + 0.3 * 1) / (0.1 + 2 + 0.3 + 0.3))
 
 
 def test_wrong_filling_fails_its_leaf_with_the_values_as_evidence():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
-from physvec.cli import reproduce_main
+from physvec.cli.main import reproduce_main
 from physvec.runstore.store import list_runs
 from tests.support.scripted import write_replies
 

@@ -14,10 +14,10 @@ import json
 import numpy as np
 import pytest
 
-from qmp_bench.independent.hubbard import exact_ground_state, free_fermion_density
+from physvec.qmp_bench.independent.hubbard import exact_ground_state, free_fermion_density
 from tests.verifiers.scientific.seeded_tenpy import FIXTURE, SCRIPT, SEEDS, seeded, verify
-from verifiers.certificate import Outcome, Verdict
-from verifiers.scientific import ConvergenceVerifier, ScientificVerifier
+from physvec.verifiers.certificate import Outcome, Verdict
+from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 
 
 def test_the_reference_density_and_assertion_values_are_exact():

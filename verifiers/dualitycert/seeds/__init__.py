@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.dualitycert.theory import Theory, parse_theory, read_json
+from physvec.verifiers.dualitycert.theory import Theory, parse_theory, read_json
 
 SEED_FOLDER = Path(__file__).parent
 

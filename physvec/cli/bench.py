@@ -16,11 +16,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from verifiers.programming import programming_metrics, verify_script
-from verifiers.programming.contract import analyse_script
-from verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
+from physvec.verifiers.programming import programming_metrics, verify_script
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
 
-DEFAULT_SCRIPTS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "scripts"
+DEFAULT_SCRIPTS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "scripts"
 LIMITS = SandboxLimits(wall_s=600)
 
 
@@ -49,7 +49,7 @@ def _timed(action) -> float:
 
 
 def _naive_program(run: str, level: int) -> str:
-    return ("from verifiers.programming.harness import run_until_level\n"
+    return ("from physvec.verifiers.programming.harness import run_until_level\n"
             f"run_until_level('script.py', {run!r}, {level})\n")
 
 

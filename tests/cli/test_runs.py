@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from physvec.cli import physvec_main, reproduce_main
+from physvec.cli.main import physvec_main, reproduce_main
 from physvec.runstore.store import list_runs
 from tests.support.scripted import GOOD_SCRIPT, write_replies
 
@@ -29,7 +29,7 @@ def test_runs_show_of_an_unknown_run_exits_2(runs_dir, capsys):
 def test_schemas_are_exported(tmp_path, capsys):
     assert physvec_main(["schemas", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "assertions.schema.json", "rubric.schema.json", "task.schema.json"]
+        "assertions.schema.json", "library.schema.json", "rubric.schema.json", "task.schema.json"]
 
 
 def test_verify_script_prints_a_json_certificate(tmp_path, capsys):

@@ -20,21 +20,21 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agents.model_client import ModelClient
-from agents.phact_adversaries import ADVERSARIES, sweep
-from agents.phact_campaign import PhactRun, run_campaign
-from agents.phact_proposer import LoopSettings
-from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-from physvec.display import print_certificate
+from physvec.agents.model_client import ModelClient
+from physvec.agents.phact_adversaries import ADVERSARIES, sweep
+from physvec.agents.phact_campaign import PhactRun, run_campaign
+from physvec.agents.phact_proposer import LoopSettings
+from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+from physvec.cli.display import print_certificate
 from physvec.runstore.records import SETTINGS_FILE, CampaignFolderRefused, campaign_folder
 from physvec.runstore.transcript import Transcript
-from verifiers.certificate import Verdict
-from verifiers.phact.contract import certify
-from verifiers.phact.corpus import corpus
-from verifiers.phact.domains import DOMAINS, Domain
-from verifiers.phact.report import markdown, rate, summarise
-from verifiers.phact.schema import Goal, MalformedInput, parse_design, parse_goal, read_json
-from verifiers.phact.tools import Contract
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.phact.contract import certify
+from physvec.verifiers.phact.corpus import corpus
+from physvec.verifiers.phact.domains import DOMAINS, Domain
+from physvec.verifiers.phact.report import markdown, rate, summarise
+from physvec.verifiers.phact.schema import Goal, MalformedInput, parse_design, parse_goal, read_json
+from physvec.verifiers.phact.tools import Contract
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from physvec.runstore.transcript import Event, EventType
-from verifiers.certificate import Certificate
+from physvec.verifiers.certificate import Certificate
 
 
 class LiveDisplay:

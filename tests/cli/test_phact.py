@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from physvec.phact_cli import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
-from verifiers.phact.corpus import GOAL_FOLDER
+from physvec.cli.phact import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.verifiers.phact.corpus import GOAL_FOLDER
 
 HUM = GOAL_FOLDER / "rc_filter" / "mains-hum-low-pass.json"
 

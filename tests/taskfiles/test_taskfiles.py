@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from physvec.cli import physvec_main, reproduce_main
-from physvec.taskfiles.loading import load_task
+from physvec.cli.main import physvec_main, reproduce_main
+from physvec.taskfiles.loading import load_assertions, load_rubric, load_task
 from physvec.taskfiles.physvec_shape import infer_backend
 from physvec.taskfiles.schemas import schema_texts
 
@@ -100,11 +100,13 @@ def _with(data: dict, path: str, value) -> dict:
 
 
 def _rubric() -> dict:
-    return json.loads((EXAMPLE.parent / "rubric.json").read_text())
+    """The example's rubric with its library templates filled in: a valid rubric written out in full."""
+    return load_rubric(EXAMPLE.parent / "rubric.json").model_dump(mode="json", exclude_none=True)
 
 
 def _assertions() -> dict:
-    return json.loads((EXAMPLE.parent / "assertions.json").read_text())
+    """The example's assertions with their library templates filled in."""
+    return load_assertions(EXAMPLE.parent / "assertions.json").model_dump(mode="json", exclude_none=True)
 
 
 # (case id, file name, file content, words the problem line must contain)
@@ -179,7 +181,7 @@ def test_reproduce_on_a_malformed_task_exits_2_without_traceback(tmp_path):
     _write_example_copy(tmp_path)
     (tmp_path / "task.json").write_text(json.dumps(_with(_task_data(), "rubric", "nope.json")))
     completed = subprocess.run(
-        [sys.executable, "-c", "import sys; from physvec.cli import reproduce_main; sys.exit(reproduce_main())",
+        [sys.executable, "-c", "import sys; from physvec.cli.main import reproduce_main; sys.exit(reproduce_main())",
          str(tmp_path / "task.json"), "--model", "scripted:none.json", "--runs-dir", str(tmp_path / "runs")],
         capture_output=True, text=True, timeout=120,
     )

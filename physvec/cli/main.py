@@ -16,19 +16,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agents.library_proposer import library_problem
-from agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
-from agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
-from physvec import kb_cli
-from physvec.display import LiveDisplay, print_certificate
+from physvec.agents.library_proposer import library_problem
+from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
+from physvec.agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
+from physvec.cli import kb as kb_cli
+from physvec.cli.display import LiveDisplay, print_certificate
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, list_runs, open_run
-from physvec.scaffold import scaffold_task
-from physvec.taskfiles.loading import InputFileError, load_task, validate_file
+from physvec.cli.scaffold import scaffold_task
+from physvec.taskfiles.loading import InputFileError, load_task
 from physvec.taskfiles.schemas import export_schemas
-from verifiers.certificate import Verdict
-from verifiers.programming import programming_metrics, verify_script
-from verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.programming import programming_metrics, verify_script
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 NO_MODEL_MESSAGE = (
@@ -115,8 +115,11 @@ def _report_outcome(outcome: RunOutcome) -> int:
 def _physvec_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="physvec", description="physvec tools")
     commands = parser.add_subparsers(dest="command", required=True)
-    validate = commands.add_parser("validate", help="check task, rubric and assertion files")
+    validate = commands.add_parser("validate", help="check input files of every kind: tasks, rubrics, assertions, "
+                                                    "libraries, reference data, DualityCert claims, PHACT files")
     validate.add_argument("files", nargs="+", type=Path)
+    validate.add_argument("--kind", help="the files' kind, when it cannot be told from their keys "
+                                         "(e.g. reference for reference data under another name)")
     runs = commands.add_parser("runs", help="list or show runs")
     runs.add_argument("--runs-dir", type=Path, default=Path("runs"))
     runs_commands = runs.add_subparsers(dest="runs_command", required=True)
@@ -136,6 +139,10 @@ def _physvec_parser() -> argparse.ArgumentParser:
     new_task.add_argument("--dir", type=Path, default=Path("."), help="parent folder of the new task folder")
     new_task.add_argument("--backend", default="tenpy", choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
     kb_cli.add_parser(commands)
+    for library in ("rubrics", "assertions"):
+        library_parser = commands.add_parser(library, help=f"the {library[:-1]} templates a task can use")
+        library_parser.add_subparsers(dest=f"{library}_command", required=True).add_parser(
+            "list", help=f"every template in the installed {library}/ library and in ./{library}/")
     library = commands.add_parser("library", help="grow the verifier library with model-proposed functions")
     library_commands = library.add_subparsers(dest="library_command", required=True)
     library_build = library_commands.add_parser("build", help="propose, unit-test in the sandbox, keep what passes")
@@ -171,8 +178,12 @@ def _verify_script(arguments: argparse.Namespace) -> int:
     return 0 if certificate.verdict is Verdict.CERTIFIED and certificate.is_complete else EXIT_NOT_CERTIFIED
 
 
-def _validate(files: list[Path]) -> int:
-    problems = [problem for file in files for problem in validate_file(file)]
+def _validate(files: list[Path], kind: str | None) -> int:
+    from physvec.cli.validate import KINDS, validate_input_file
+
+    if kind is not None and kind not in KINDS:
+        return _bad_input(f"unknown --kind {kind!r} (known: {', '.join(KINDS)})")
+    problems = [problem for file in files for problem in validate_input_file(file, kind)]
     for problem in problems:
         print(problem)
     if not problems:
@@ -214,7 +225,7 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
 
 
 def _library_build(arguments: argparse.Namespace) -> int:
-    from agents.library_builder import build
+    from physvec.agents.library_builder import build
 
     spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
     if not spec or spec == LIBRARY_SPEC:
@@ -240,7 +251,7 @@ def _library_build(arguments: argparse.Namespace) -> int:
 def physvec_main(argv: list[str] | None = None) -> int:
     arguments = _physvec_parser().parse_args(argv)
     if arguments.command == "validate":
-        return _validate(arguments.files)
+        return _validate(arguments.files, arguments.kind)
     if arguments.command == "new-task":
         try:
             written = scaffold_task(arguments.dir / arguments.name, arguments.name, arguments.backend)
@@ -249,11 +260,12 @@ def physvec_main(argv: list[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         for path in written:
             print(path)
+        print("rubric and assertion templates to use in them: physvec rubrics list, physvec assertions list")
         return 0
     if arguments.command == "verify-script":
         return _verify_script(arguments)
     if arguments.command == "bench":
-        from physvec.bench import DEFAULT_SCRIPTS, bench_programming
+        from physvec.cli.bench import DEFAULT_SCRIPTS, bench_programming
 
         bench_programming(arguments.scripts or DEFAULT_SCRIPTS)
         return 0
@@ -261,6 +273,10 @@ def physvec_main(argv: list[str] | None = None) -> int:
         return kb_cli.run(arguments)
     if arguments.command == "library":
         return _library_build(arguments)
+    if arguments.command in ("rubrics", "assertions"):
+        from physvec.cli.libraries import list_templates
+
+        return list_templates(arguments.command, Console())
     if arguments.command == "schemas":
         for path in export_schemas(arguments.out):
             print(path)

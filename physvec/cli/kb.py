@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from knowledge_base.sources import (
+from physvec.knowledge_base.sources import (
     BACKEND_PACKAGES, JULIA_PACKAGES, OWN_PACKAGE, documentation_files, searched_packages,
 )
 
@@ -67,7 +67,7 @@ def _query(kb, text: str, k: int, mode: str | None, console: Console) -> int:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from knowledge_base.store import KnowledgeBase
+    from physvec.knowledge_base.store import KnowledgeBase
 
     console = Console()
     try:

@@ -15,19 +15,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
-from agents.model_client import ModelClient
-from agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-from physvec.display import print_certificate
+from physvec.agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
+from physvec.agents.model_client import ModelClient
+from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+from physvec.cli.display import print_certificate
 from physvec.runstore.records import CampaignFolderRefused, campaign_folder
 from physvec.runstore.transcript import Transcript
-from verifiers.certificate import Verdict
-from verifiers.dualitycert.analysis import analyze
-from verifiers.dualitycert.bench import bench
-from verifiers.dualitycert.dualize import DualisationError, dualize
-from verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
-from verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
-from verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
+from physvec.verifiers.certificate import Verdict
+from physvec.verifiers.dualitycert.analysis import analyze
+from physvec.verifiers.dualitycert.bench import bench
+from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
+from physvec.verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
+from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
+from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_FIXTURES = Path("dualitycert-fixtures")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from qmp_bench.campaign import Campaign, TrialRecord
-from qmp_bench.catalogue import bench_tasks
-from qmp_bench.faults import (UNMUTATED, FaultCampaign, FaultRecord, catalogue, current_records, escaped, run_faults,
+from physvec.qmp_bench.campaign import Campaign, TrialRecord
+from physvec.qmp_bench.catalogue import bench_tasks
+from physvec.qmp_bench.faults import (UNMUTATED, FaultCampaign, FaultRecord, catalogue, current_records, escaped, run_faults,
                               write_report)
-from qmp_bench.report import write_results
-from qmp_bench.runner import METHODS, run_campaign
+from physvec.qmp_bench.report import write_results
+from physvec.qmp_bench.runner import METHODS, run_campaign
 
 
 def _parser() -> argparse.ArgumentParser:

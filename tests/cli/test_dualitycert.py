@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.verifiers.dualitycert.conftest import dp0_data
-from physvec.dualitycert_cli import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.cli.dualitycert import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
 
 
 def test_dualize_prints_a_theory_that_verify_then_certifies(tmp_path, capsys):

@@ -1,0 +1,115 @@
+"""``physvec validate``: every input file a user writes, recognised and validated in one place.
+
+The task files' own kinds (task, rubric, assertions, library, reference data) are checked by the
+core's loaders; DualityCert claims and theories and PHACT goals, designs and domain-check files by
+their checkers' parsers; scripted replies by the provider that serves them.  A task is valid only
+when the domain-check inputs it names are valid for their checker too, so a typo in a claim is found
+before a run, not in its last node.  A file's form is checked here; whether a design keeps its
+goal's contract is the engine's verdict (``phact certify``), not an input error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from physvec.agents.providers import ModelSpecError, scripted_replies
+from physvec.taskfiles.loading import LOADERS, InputFileError, Problem, detect_kind, load_task, read_json_object
+from physvec.verifiers.domain import read_phact_check
+from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory
+from physvec.verifiers.phact.schema import MalformedInput, parse_design, parse_goal
+
+CHECKER_KINDS = ("dualitycert-claim", "dualitycert-theory", "phact-goal", "phact-design", "phact-check",
+                 "replies")
+KINDS = (*LOADERS, *CHECKER_KINDS)
+"""Every kind ``physvec validate --kind`` accepts."""
+
+
+def detect_input_kind(data: dict[str, Any], path: Path) -> str | None:
+    """The kind of an input file from its keys (and, for reference data, its name)."""
+    keys = data.keys()
+    if "replies" in keys:
+        return "replies"
+    if {"theory_a", "theory_b"} & keys:
+        return "dualitycert-claim"
+    if {"node_labels", "ranks", "arrows"} & keys:
+        return "dualitycert-theory"
+    if {"goal", "design"} <= keys:
+        return "phact-check"
+    if {"goal", "values"} <= keys:
+        return "phact-design"
+    if {"domain", "targets"} <= keys:
+        return "phact-goal"
+    return detect_kind(data, path)
+
+
+def _split(path: Path, text: str) -> Problem:
+    """A checker's 'field: message' line as a Problem."""
+    field, separator, message = text.partition(": ")
+    return Problem(path, field, message) if separator and " " not in field else Problem(path, "(file)", text)
+
+
+def _checked(path: Path, check: Callable[[Path], Any]) -> list[Problem]:
+    """Problems of a checker-owned file: every problem the checker names, one Problem each."""
+    try:
+        check(path)
+    except MalformedTheory as error:
+        return [_split(path, problem) for problem in error.problems]
+    except MalformedInput as error:
+        return [_split(path, problem) for problem in str(error).split("; ")]
+    except InputFileError as error:
+        return error.problems
+    return []
+
+
+def _replies(path: Path) -> None:
+    try:
+        scripted_replies(path)
+    except ModelSpecError as error:
+        raise MalformedInput(f"replies: {error}") from None
+
+
+CHECKERS: dict[str, Callable[[Path], Any]] = {
+    "dualitycert-claim": lambda path: parse_claim(read_json_object(path)),
+    "dualitycert-theory": lambda path: parse_theory(read_json_object(path)),
+    "phact-goal": lambda path: parse_goal(read_json_object(path)),
+    "phact-design": lambda path: parse_design(read_json_object(path)),
+    "phact-check": read_phact_check,
+    "replies": _replies,
+}
+DOMAIN_INPUT_KINDS = {"dualitycert": "dualitycert-claim", "phact": "phact-check"}
+"""The kind of input file each domain checker named by a task reads."""
+
+
+def validate_input_file(path: Path, kind: str | None = None) -> list[Problem]:
+    """Every problem with one input file of any kind (an empty list when it is valid).
+
+    Args:
+        path: the file.
+        kind: one of ``KINDS``, to override the detection from the file's keys and name.
+    """
+    path = Path(path)
+    try:
+        kind = kind or detect_input_kind(read_json_object(path), path)
+    except InputFileError as error:
+        return error.problems
+    if kind is None:
+        return [Problem(path, "(top level)", "cannot tell the file kind: expected a task (request/paper/backend), "
+                        "a rubric (sections), an assertion file (assertions), a library (templates), reference "
+                        "data (a file named reference*.json), a DualityCert claim (theory_a, theory_b) or theory "
+                        "(node_labels, ranks, arrows), or a PHACT goal (domain, targets), design (goal, values) or "
+                        "domain-check file (goal, design)")]
+    if kind in CHECKERS:
+        return _checked(path, CHECKERS[kind])
+    problems = _checked(path, LOADERS[kind])
+    if kind == "task" and not problems:
+        problems = _domain_input_problems(path)
+    return problems
+
+
+def _domain_input_problems(task_path: Path) -> list[Problem]:
+    """Problems of the domain-check inputs a (valid) task names, each for its checker."""
+    loaded = load_task(task_path)
+    return [problem for checker, file in loaded.domain_inputs.items() if checker in DOMAIN_INPUT_KINDS
+            for problem in _checked(file, CHECKERS[DOMAIN_INPUT_KINDS[checker]])]

@@ -1,1 +1,0 @@
-"""The matpcr domain checker (not built yet; verifiers/domain.py reports it not_implemented)."""
