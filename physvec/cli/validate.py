@@ -60,6 +60,8 @@ def _checked(path: Path, check: Callable[[Path], Any]) -> list[Problem]:
         return [_split(path, problem) for problem in str(error).split("; ")]
     except InputFileError as error:
         return error.problems
+    except Exception as error:  # a checker bug must still reach the user as a named problem, never a traceback
+        return [Problem(path, "(file)", f"could not be loaded ({type(error).__name__}: {error})")]
     return []
 
 

@@ -35,8 +35,18 @@ class _Assertion(Tolerances):
                     "e.g. 'the difference of the two lowest single-particle levels under the key gap'. "
                     "A model writes it; the expected value is never shown, and the obligation errors unless "
                     "every function of the script is in the adapted program unchanged.")
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="only with an adapter: arguments of the observable itself (a distance, "
+                                          "time points) passed to adapter(**params) beside PARAMS, never PARAMS keys")
     reduce: Literal["sum", "mean"] | None = Field(
         None, description="compare the sum or the mean of a list-valued observable (sum rules), not the list")
+
+
+    @model_validator(mode="after")
+    def _arguments_need_an_adapter(self) -> _Assertion:
+        if self.arguments and self.adapter is None:
+            raise ValueError("arguments go to a model-written adapter; an assertion without one cannot take them")
+        return self
 
 
 class _ExpectedValue(_Assertion):
@@ -56,6 +66,12 @@ class AnalyticRegime(_ExpectedValue):
     """Parameters where an analytic result is known."""
 
     kind: Literal["analytic_regime"]
+
+
+class PublishedValue(_ExpectedValue):
+    """A value the paper publishes (read from its figure or text), with the tolerance the benchmark allows."""
+
+    kind: Literal["published_value"]
 
 
 class Bound(_Assertion):
@@ -85,7 +101,7 @@ class Symmetry(_Assertion):
         return self
 
 
-Assertion = Annotated[LimitingCase | AnalyticRegime | Bound | Symmetry, Field(discriminator="kind")]
+Assertion = Annotated[LimitingCase | AnalyticRegime | PublishedValue | Bound | Symmetry, Field(discriminator="kind")]
 
 
 class AssertionFile(StrictModel):

@@ -8,6 +8,7 @@ they are ours, be valid too.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -17,9 +18,11 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from physvec.taskfiles.assertions import Assertion, AssertionFile
 from physvec.taskfiles.library import LibraryError, LibraryFile, Resolver, fill, resolve_list, sample_values
 from physvec.taskfiles.physvec_shape import PHYSVEC_KEYS, PhysvecPaperTask
+from physvec.taskfiles.upstream_checks import Conversion, convert_task
+from physvec.taskfiles.upstream_rubric import is_upstream_rubric, to_rubric_data
 from physvec.taskfiles.reference import ReferenceFile, reference_problems
-from physvec.taskfiles.rubric import Rubric, RubricNode
-from physvec.taskfiles.task import Task
+from physvec.taskfiles.rubric import Rubric, RubricNode, rubric_keys
+from physvec.taskfiles.task import PAPER_SUFFIXES, Task
 
 FileKind = Literal["task", "rubric", "assertions", "library", "reference"]
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -65,9 +68,13 @@ def read_json_object(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise InputFileError([Problem(path, "(file)", "no such file")])
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise InputFileError([Problem(path, "(file)", "not UTF-8 text")]) from None
+    except RecursionError:
+        raise InputFileError([Problem(path, "(json)", "nested too deeply to read")]) from None
+    except OSError as error:
+        raise InputFileError([Problem(path, "(file)", f"cannot be read: {error.strerror or error}")]) from None
     except json.JSONDecodeError as error:
         raise InputFileError(
             [Problem(path, "(json)", f"line {error.lineno} column {error.colno}: {error.msg}")]
@@ -80,7 +87,7 @@ def read_json_object(path: Path) -> dict[str, Any]:
 def detect_kind(data: dict[str, Any], path: Path | None = None) -> FileKind | None:
     """Which kind of input file a JSON object is, from its top-level keys; reference data has no keys of
     its own, so it is known by its name (reference*.json), as a task's reference file is by the task."""
-    if "sections" in data:
+    if "sections" in data or is_upstream_rubric(data):
         return "rubric"
     if PHYSVEC_KEYS & data.keys() or {"request", "paper", "backend"} & data.keys():
         return "task"
@@ -139,8 +146,11 @@ def _resolved(path: Path, data: dict[str, Any], key: str, kind: Literal["rubric"
 
 
 def load_rubric(path: Path) -> Rubric:
-    """A rubric file with its library sections and leaves filled in."""
-    return _validated(Rubric, _resolved(path, read_json_object(path), "sections", "rubric", "children"), path)
+    """A rubric file with its library sections and leaves filled in, or an upstream rubric tree read as ours."""
+    data = read_json_object(path)
+    if is_upstream_rubric(data):
+        return _validated(Rubric, to_rubric_data(data), path)
+    return _validated(Rubric, _resolved(path, data, "sections", "rubric", "children"), path)
 
 
 def load_assertions(path: Path) -> AssertionFile:
@@ -157,12 +167,18 @@ def load_reference(path: Path) -> ReferenceFile:
     return ReferenceFile(data)
 
 
-def parse_task(path: Path) -> Task:
-    """The Task in ``path``, in our shape or the PhysVEC paper's, without checking referenced files."""
+def _parse(path: Path) -> tuple[Task, PhysvecPaperTask | None, Conversion | None]:
+    """The Task, and for a file in the published benchmark's shape that file and its converted checks."""
     data = read_json_object(path)
-    if PHYSVEC_KEYS & data.keys():
-        return _validated(PhysvecPaperTask, data, path).to_task(default_id=path.stem)
-    return _validated(Task, data, path)
+    if not PHYSVEC_KEYS & data.keys():
+        return _validated(Task, data, path), None, None
+    upstream = _validated(PhysvecPaperTask, data, path)
+    conversion = convert_task(upstream)
+    try:
+        task = upstream.to_task(path, list(conversion.convergence))
+    except ValidationError as error:
+        raise InputFileError([_problem(path, detail) for detail in error.errors()]) from None
+    return task, upstream, conversion
 
 
 def _resolve(reference: str, task_dir: Path, library: str) -> Path | None:
@@ -173,17 +189,29 @@ def _resolve(reference: str, task_dir: Path, library: str) -> Path | None:
     return next((candidate.resolve() for candidate in candidates if candidate.is_file()), None)
 
 
+def _shown(candidate: Path, task_dir: Path) -> str:
+    """A searched place, relative to the task folder where it lies near it."""
+    try:
+        return Path(os.path.relpath(candidate, task_dir)).as_posix()
+    except ValueError:
+        return str(candidate)
+
+
 def load_task(path: Path) -> LoadedTask:
     """Load a task and everything it references; raise InputFileError listing every problem."""
     path = Path(path).resolve()
-    task = parse_task(path)
+    task, upstream, conversion = _parse(path)
     task_dir = path.parent
     problems: list[Problem] = []
 
-    def existing(field_name: str, reference: str, library: str = "") -> Path | None:
+    def existing(field_name: str, reference: str, library: str = "", searched: list[Path] | None = None) -> Path | None:
         found = _resolve(reference, task_dir, library) if library else (task_dir / reference).resolve()
         if found is None or not found.is_file():
             where = f" (looked next to the task and in {library}/)" if library else ""
+            if searched:
+                name = searched[0].name if field_name == "rubric" else Path(reference).name
+                where = " (looked in " + ", ".join(_shown(candidate, task_dir) for candidate in searched) + ")"
+                reference = name
             problems.append(Problem(path, field_name, f"referenced file {reference!r} does not exist{where}"))
             return None
         return found
@@ -197,11 +225,18 @@ def load_task(path: Path) -> LoadedTask:
             problems.extend(error.problems)
             return None
 
-    paper = existing("paper.path", task.paper.path)
-    rubric_path = existing("rubric", task.rubric, "rubrics")
+    paper = existing("paper.path", task.paper.path,
+                     searched=upstream.paper_candidates(task_dir)[:len(PAPER_SUFFIXES)] if upstream else None)
+    rubric_path = existing("rubric", task.rubric, "rubrics",
+                           searched=upstream.rubric_candidates(task_dir) if upstream else None)
     rubric = loaded(load_rubric, rubric_path)
     assertions_path = existing("assertions", task.assertions, "assertions") if task.assertions else None
     assertions = loaded(load_assertions, assertions_path)
+    if conversion is not None and conversion.assertions:
+        assertions = AssertionFile(task=task.id, assertions=list(conversion.assertions))
+    if upstream is not None and conversion is not None:
+        interface = conversion.interface(rubric_keys(rubric) if rubric is not None else set())
+        task = task.model_copy(update={"request": task.request + f"\n\n{interface}"}) if interface else task
     reference_path = existing("reference.path", task.reference.path) if task.reference else None
     reference = loaded(load_reference, reference_path)
     if reference is not None and task.reference is not None:
@@ -239,4 +274,6 @@ def validate_file(path: Path, kind: FileKind | None = None) -> list[Problem]:
         LOADERS[kind](path)
     except InputFileError as error:
         return error.problems
+    except Exception as error:  # a loader bug must still reach the user as a named problem, never a traceback
+        return [Problem(path, "(file)", f"could not be loaded ({type(error).__name__}: {error})")]
     return []

@@ -98,3 +98,10 @@ class Rubric(StrictModel):
         if repeated:
             raise ValueError(f"leaf names must be unique, repeated: {repeated}")
         return sections
+
+
+def rubric_keys(rubric: Rubric) -> set[str]:
+    """The names the rubric's machine checks on PARAMS read."""
+    return {node.id for section in rubric.sections for leaf in section.leaves()
+            if leaf.check and leaf.check_on == "params"
+            for node in ast.walk(parse_check(leaf.check)) if isinstance(node, ast.Name)}

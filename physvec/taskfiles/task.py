@@ -12,7 +12,8 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_va
 
 from physvec.taskfiles.base import StrictModel, Tolerances
 
-Backend = Literal["qiskit", "netket", "tenpy", "pyscf", "itensors"]
+Backend = Literal["qiskit", "netket", "tenpy", "pyscf", "itensors", "orca"]
+"""ORCA is named so that tasks demanding it load; no script contract runs it here (``--substitute orca=pyscf``)."""
 DomainChecker = Literal["dualitycert", "phact", "matpcr"]
 PAPER_SUFFIXES = (".tex", ".md", ".pdf")
 

@@ -26,10 +26,11 @@ from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, ob
 def _runs(assertion: Assertion, index: int, program: Path | None) -> list[OverrideRun]:
     label = f"assertion-{index:02d}"
     entry = ADAPTER_ENTRY if program is not None else assertion.run
+    arguments = assertion.arguments if program is not None else {}
     if isinstance(assertion, Symmetry):
-        return [OverrideRun(f"{label}-a", entry, assertion.observable, assertion.overrides_a, program),
-                OverrideRun(f"{label}-b", entry, assertion.observable, assertion.overrides_b, program)]
-    return [OverrideRun(label, entry, assertion.observable, assertion.overrides, program)]
+        return [OverrideRun(f"{label}-a", entry, assertion.observable, {**assertion.overrides_a, **arguments}, program),
+                OverrideRun(f"{label}-b", entry, assertion.observable, {**assertion.overrides_b, **arguments}, program)]
+    return [OverrideRun(label, entry, assertion.observable, {**assertion.overrides, **arguments}, program)]
 
 
 def _adapted_program(assertion: Assertion, index: int, script: Path, writer: AdapterWriter | None,
