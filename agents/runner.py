@@ -24,6 +24,7 @@ from physvec.runstore.report import write_report
 from physvec.runstore.store import RunDirectory, create_run, open_run
 from physvec.runstore.transcript import Event, EventType
 from physvec.taskfiles.loading import LoadedTask, load_task
+from physvec.taskfiles.substitution import apply_substitutions
 from physvec.verifiers.sandbox import SandboxPool
 
 RECURSION_LIMIT = 500
@@ -91,13 +92,16 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
 
 def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: ProviderSettings = ProviderSettings(),
               retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None,
-              method: str = "physvec") -> RunOutcome:
-    """Create a run for a task file and drive it to the end with ``method`` (one of METHODS)."""
+              method: str = "physvec", substitutions: dict[str, str] | None = None) -> RunOutcome:
+    """Create a run for a task file and drive it to the end with ``method`` (one of METHODS); ``substitutions``
+    (original backend -> used backend) rewrite the task as run and are recorded in it and in run.json."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
-    loaded = load_task(task_path)
+    loaded = apply_substitutions(load_task(task_path), substitutions or {})
     model_spec = normalise_spec(model_spec)
     settings_fields = {"base_url": settings.base_url} if settings.base_url else {}
+    if loaded.task.substitutions:
+        settings_fields["substitutions"] = loaded.task.substitutions
     run = create_run(runs_dir, loaded, model_spec, method=method, **settings_fields)
     ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
     ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)

@@ -26,6 +26,9 @@ from physvec.runstore.store import RunNotFound, list_runs, open_run
 from physvec.cli.scaffold import scaffold_task
 from physvec.taskfiles.loading import InputFileError, load_task
 from physvec.taskfiles.schemas import export_schemas
+from physvec.taskfiles.substitution import (
+    RUNNABLE_BACKENDS, SubstitutionError, apply_substitutions, parse_substitutions,
+)
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.programming import programming_metrics, verify_script
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
@@ -49,6 +52,10 @@ def _reproduce_parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run directories go")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a killed run")
     parser.add_argument("--replay", metavar="RUN_DIR", type=Path, help="re-verify a finished run without a model")
+    parser.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
+                        help="run a task that demands a package this machine lacks on another backend, e.g. "
+                             "itensors=tenpy or orca=pyscf (recorded in the run; leaves demanding ORIGINAL are "
+                             "not applicable)")
     parser.add_argument("--method", default="physvec", choices=METHODS,
                         help="physvec's verified pipeline (default), or a ReAct baseline that sees only "
                              "execution errors (react-rag: with documentation retrieval)")
@@ -77,7 +84,12 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 outcome = replay_run(arguments.replay.resolve(), arguments.runs_dir, listener=display.on_event)
             else:
                 spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
-                task = load_task(arguments.task).task  # bad input is reported before any run exists
+                substitutions = parse_substitutions(arguments.substitute)
+                # bad input is reported before any run exists
+                task = apply_substitutions(load_task(arguments.task), substitutions).task
+                if task.backend not in RUNNABLE_BACKENDS:
+                    return _bad_input(f"the task demands {task.backend}, which has no script contract here; run it "
+                                      f"on another backend with --substitute {task.backend}=pyscf (recorded in the run)")
                 problem = library_problem(task.spec, task.backend) if spec in (None, "", LIBRARY_SPEC) else None
                 if not spec:
                     if problem:
@@ -91,12 +103,12 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                     return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
                 make_chat_model(spec, settings)
                 outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event,
-                                    method=arguments.method)
+                                    method=arguments.method, substitutions=substitutions)
     except InputFileError as error:
         for problem in error.problems:
             _errors.print(f"reproduce: {problem}")
         return EXIT_BAD_INPUT
-    except (ModelSpecError, RunNotFound) as error:
+    except (ModelSpecError, RunNotFound, SubstitutionError) as error:
         return _bad_input(str(error))
     except RunInterrupted as interruption:
         runs_dir = interruption.run.path.parent

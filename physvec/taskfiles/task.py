@@ -143,3 +143,6 @@ class Task(StrictModel):
     domain_checks: list[DomainCheck] = Field(default_factory=list)
     limits: Limits = Field(default_factory=Limits)
     spec: ProposerSpec | None = Field(None, description="structured spec for the no-model library proposer")
+    substitutions: dict[Backend, Backend] = Field(
+        default_factory=dict, description="backends substituted by the user (reproduce --substitute ORIGINAL=USED): "
+                                          "the request was rewritten and leaves demanding ORIGINAL are not applicable")

@@ -61,7 +61,7 @@ class ScientificVerifier:
         contract = analyse_script(source)
         results = _results(subject)
         rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, results, self.judge,
-                                     self.temperatures)
+                                     self.temperatures, subject.task.task.substitutions)
         obligations = list(rubric)
         if subject.task.assertions is not None:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from physvec.taskfiles.rubric import Rubric, RubricNode, parse_check
+from physvec.taskfiles.substitution import substitution_reason
 from physvec.verifiers.certificate import Obligation, Outcome
 
 RUBRIC = "rubric"
@@ -96,22 +97,37 @@ def without_code_evidence(obligations: list[Obligation]) -> list[Obligation]:
 
 
 def weighted_score(node: RubricNode, leaf_scores: dict[str, float]) -> float:
-    """A leaf scores 1 when certified; a node scores the weight-average of its children."""
+    """A leaf scores 1 when certified; a node scores the weight-average of its children.  Leaves without a
+    score (not applicable) and nodes with none below them are left out of the average."""
+    scored = [child for child in node.children if _has_score(child, leaf_scores)]
     if not node.children:
         return leaf_scores.get(node.name, 0.0)
-    total = sum(child.weight for child in node.children)
-    return sum(child.weight * weighted_score(child, leaf_scores) for child in node.children) / total
+    total = sum(child.weight for child in scored)
+    return sum(child.weight * weighted_score(child, leaf_scores) for child in scored) / total if total else 0.0
+
+
+def _has_score(node: RubricNode, leaf_scores: dict[str, float]) -> bool:
+    return node.name in leaf_scores if not node.children else any(_has_score(c, leaf_scores) for c in node.children)
+
+
+def _not_applicable(leaf: RubricNode, reason: str) -> Obligation:
+    return Obligation(name=f"rubric:{leaf.name}", category=RUBRIC, outcome=Outcome.NOT_APPLICABLE, message=reason)
 
 
 def grade_rubric(rubric: Rubric, params: dict[str, Any], results: dict[str, Any], judge: ProseJudge | None,
-                 temperatures: Sequence[float] = VOTE_TEMPERATURES) -> tuple[list[Obligation], float]:
-    """One obligation per leaf, and the rubric's weighted score in [0, 1]."""
+                 temperatures: Sequence[float] = VOTE_TEMPERATURES,
+                 substitutions: dict[str, str] | None = None) -> tuple[list[Obligation], float]:
+    """One obligation per leaf, and the rubric's weighted score in [0, 1] over the applicable leaves; a leaf
+    that demands a package the run substitutes is not applicable (never certified, never judged)."""
     obligations = []
     for section in rubric.sections:
         for leaf in section.leaves():
-            obligations.append(_machine_leaf(leaf, params, results) if leaf.check
+            reason = substitution_reason(substitutions or {}, f"{leaf.name} {leaf.description}")
+            obligations.append(_not_applicable(leaf, reason) if reason
+                               else _machine_leaf(leaf, params, results) if leaf.check
                                else _prose_leaf(leaf, judge, temperatures))
-    scores = {o.name.removeprefix("rubric:"): 1.0 if o.outcome is Outcome.CERTIFIED else 0.0 for o in obligations}
+    scores = {o.name.removeprefix("rubric:"): 1.0 if o.outcome is Outcome.CERTIFIED else 0.0 for o in obligations
+              if o.outcome is not Outcome.NOT_APPLICABLE}
     root = RubricNode(name="rubric", children=list(rubric.sections),
                       weight=1.0)
     return obligations, weighted_score(root, scores)
