@@ -93,7 +93,11 @@ def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]
     return lines
 
 
-def _run_function(pipeline: BackgroundPipeline, observables: list[str]) -> str:
+def _run_name(spec: ProposerSpec, pipeline: BackgroundPipeline) -> str:
+    return spec.run or f"run_{pipeline.name}"
+
+
+def _run_function(pipeline: BackgroundPipeline, observables: list[str], name: str) -> str:
     produced: set[str] = set()
     body = []
     for step in pipeline.steps:
@@ -102,7 +106,7 @@ def _run_function(pipeline: BackgroundPipeline, observables: list[str]) -> str:
         body.append(f"    {step.output} = {step.function.__name__}({arguments})")
         produced.add(step.output)
     returned = ", ".join(f"{name!r}: {name}" for name in observables)
-    return (f"def run_{pipeline.name}(**params: Any) -> dict[str, Any]:\n" + "\n".join(body)
+    return (f"def {name}(**params: Any) -> dict[str, Any]:\n" + "\n".join(body)
             + f"\n    return {{{returned}}}\n")
 
 
@@ -130,8 +134,8 @@ def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
         "\n".join(imports) + "\n",
         _params_literal(spec.parameters),
         *(inspect.getsource(function) for function in functions),
-        _run_function(pipeline, spec.observables),
-        f"def main() -> None:\n    results = run_{pipeline.name}(**PARAMS)\n"
+        _run_function(pipeline, spec.observables, _run_name(spec, pipeline)),
+        f"def main() -> None:\n    results = {_run_name(spec, pipeline)}(**PARAMS)\n"
         '    with open("results.json", "w") as stream:\n        json.dump(results, stream)\n'
         '    plot_results(results, "figure.png")\n',
         'if __name__ == "__main__":\n    main()\n',

@@ -100,8 +100,6 @@ def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: Provid
     loaded = apply_substitutions(load_task(task_path), substitutions or {})
     model_spec = normalise_spec(model_spec)
     settings_fields = {"base_url": settings.base_url} if settings.base_url else {}
-    if loaded.task.substitutions:
-        settings_fields["substitutions"] = loaded.task.substitutions
     run = create_run(runs_dir, loaded, model_spec, method=method, **settings_fields)
     ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
     ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)

@@ -33,12 +33,37 @@ def _parser() -> argparse.ArgumentParser:
     faults.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
     faults.add_argument("--jobs", type=int, default=1, help="scripts verified at once")
     faults.add_argument("--out", type=Path, default=Path("qmp-faults"), help="benchmark folder (resumed if present)")
+    _upstream_parser(commands)
     return parser
+
+
+def _upstream_parser(commands: argparse._SubParsersAction) -> None:
+    upstream = commands.add_parser("upstream", help="the published QMP-Bench, read as it is from a checkout or copy")
+    actions = upstream.add_subparsers(dest="upstream_command", required=True)
+    convert = actions.add_parser("convert", help="one row per upstream check: the obligation it became, or why not")
+    convert.add_argument("dataset", type=Path, help="a checkout's Paper_dataset/, a copy with tasks/, or one file")
+    status = actions.add_parser("status", help="one row per upstream task: loads, converted, runnable, last verdict")
+    status.add_argument("dataset", type=Path)
+    status.add_argument("--campaign", type=Path, default=Path("qmp-upstream"), help="campaign folder for verdicts")
+    run = actions.add_parser("run", help="compile upstream tasks into runnable ones and run the trials they lack")
+    run.add_argument("dataset", type=Path)
+    run.add_argument("--tasks", default="*", help="glob over topic/file, e.g. 'qcmb/task_qcmb_1_*'")
+    run.add_argument("--method", default="physvec", choices=list(METHODS))
+    run.add_argument("--model", default="library", help="model spec as for reproduce (default: library)")
+    run.add_argument("--trials", type=int, default=1)
+    run.add_argument("--jobs", type=int, default=1)
+    run.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
+                     help="e.g. itensors=tenpy, orca=pyscf (besides the overlay's own)")
+    run.add_argument("--out", type=Path, default=Path("qmp-upstream"), help="campaign folder (resumed if present)")
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     console = Console()
+    if arguments.command == "upstream":
+        from physvec.cli.upstream import upstream_main
+
+        return upstream_main(arguments, console)
     if arguments.command == "tasks":
         for task in bench_tasks():
             console.print(task.name)

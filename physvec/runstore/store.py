@@ -180,6 +180,7 @@ def create_run(runs_dir: Path, loaded: LoadedTask, model_spec: str, **metadata_f
         "verdict": None,
         "python": platform.python_version(),
         "versions": _package_versions(),
+        **({"substitutions": loaded.task.substitutions} if loaded.task.substitutions else {}),
         **metadata_fields,
     }
     _write_atomically(run.path / "run.json", json.dumps(meta, indent=2, default=str))

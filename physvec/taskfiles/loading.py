@@ -167,13 +167,21 @@ def load_reference(path: Path) -> ReferenceFile:
     return ReferenceFile(data)
 
 
+def parse_upstream(path: Path) -> tuple[PhysvecPaperTask, Conversion]:
+    """A file in the published benchmark's shape and its converted checks; InputFileError if it is not one."""
+    data = read_json_object(path)
+    if not PHYSVEC_KEYS & data.keys():
+        raise InputFileError([Problem(path, "(top level)", "not a task in the published benchmark's shape")])
+    upstream = _validated(PhysvecPaperTask, data, path)
+    return upstream, convert_task(upstream)
+
+
 def _parse(path: Path) -> tuple[Task, PhysvecPaperTask | None, Conversion | None]:
     """The Task, and for a file in the published benchmark's shape that file and its converted checks."""
     data = read_json_object(path)
     if not PHYSVEC_KEYS & data.keys():
         return _validated(Task, data, path), None, None
-    upstream = _validated(PhysvecPaperTask, data, path)
-    conversion = convert_task(upstream)
+    upstream, conversion = parse_upstream(path)
     try:
         task = upstream.to_task(path, list(conversion.convergence))
     except ValidationError as error:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import get_args
 
 from physvec.taskfiles.loading import LoadedTask
-from physvec.taskfiles.task import Backend
+from physvec.taskfiles.task import Backend, Task
 
 PACKAGE_WORDS: dict[str, str] = {
     "itensors": r"ITensors?(?:\s+and\s+ITensorMPS)?|ITensorMPS|Julia",
@@ -73,12 +73,11 @@ def substitution_reason(substitutions: dict[str, str], text: str) -> str | None:
     return None
 
 
-def apply_substitutions(loaded: LoadedTask, substitutions: dict[str, str]) -> LoadedTask:
-    """The loaded task with its backend substituted and its request rewritten; SubstitutionError when the task
-    neither has nor demands a substituted backend (a substitution that changes nothing is a mistake)."""
-    task = loaded.task
+def substituted(task: Task, substitutions: dict[str, str]) -> Task:
+    """The task with its backend substituted and its request rewritten; SubstitutionError when the task neither
+    has nor demands a substituted backend (a substitution that changes nothing is a mistake)."""
     if not substitutions:
-        return loaded
+        return task
     request, backend = task.request, task.backend
     for original, used in substitutions.items():
         if backend != original and not demands(request, original):
@@ -87,5 +86,10 @@ def apply_substitutions(loaded: LoadedTask, substitutions: dict[str, str]) -> Lo
             request = rewritten_request(request, original, used)
         if backend == original:
             backend = used
-    return replace(loaded, task=task.model_copy(update={"request": request, "backend": backend,
-                                                        "substitutions": {**task.substitutions, **substitutions}}))
+    return task.model_copy(update={"request": request, "backend": backend,
+                                   "substitutions": {**task.substitutions, **substitutions}})
+
+
+def apply_substitutions(loaded: LoadedTask, substitutions: dict[str, str]) -> LoadedTask:
+    """The loaded task, substituted (see ``substituted``)."""
+    return replace(loaded, task=substituted(loaded.task, substitutions)) if substitutions else loaded

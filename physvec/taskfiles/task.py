@@ -124,6 +124,9 @@ class ProposerSpec(StrictModel):
     method: str = Field(min_length=1, description="e.g. dmrg, trotter, vmc_rbm, rks")
     parameters: dict[str, Any] = Field(description="PARAMS of the script: every parameter the pipeline reads")
     observables: list[str] = Field(min_length=1, description="pipeline outputs to return as named results")
+    run: str | None = Field(None, pattern=r"^run_[A-Za-z0-9_]+$",
+                            description="the run_ function's name, where the task's checks call one by name "
+                                        "(default: run_<pipeline>)")
 
 
 class Task(StrictModel):

@@ -48,7 +48,7 @@ OBSERVABLE_ARGUMENTS = frozenset({"r", "Jt"})
 """Names that parameterise the observable (a distance, a time), not the system."""
 
 _NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-_VALUE = rf"(?:{_NUMBER}\s*(?:\\?pi)?|-?\\?pi)(?:\s*/\s*\d+(?:\.\d+)?)?(?![\w\\^(])"
+_VALUE = rf"(?:{_NUMBER}\s*(?:\\?pi)?|-?\\?pi)(?:\s*/\s*\d+(?:\.\d+)?)?(?![A-Za-z_\\^])"
 """A number, a fraction or a multiple of pi, not followed by a symbol (``4A/L^2`` is a formula, not 4)."""
 _NAME = r"\\tan\(\\?[A-Za-z]+\)|<\s*n\s*>|\\?[A-Za-z][A-Za-z0-9_]*'?"
 _PAIR = re.compile(rf"(?P<names>(?:(?:{_NAME})\s*=\s*)+)(?P<value>{_VALUE}(?:\s*,\s*{_VALUE}(?![\w']*\s*=))*)")
@@ -263,6 +263,66 @@ def convert_task(task: PhysvecPaperTask) -> Conversion:
     parameters = sorted({key for assertion in assertions for key in _system_keys(assertion)}
                         | {case.parameter for case in convergence})
     return Conversion(tuple(assertions), tuple(convergence), tuple(rows), tuple(parameters))
+
+
+def renamed(conversion: Conversion, aliases: dict[str, str], fixed: dict[str, float],
+            observables: dict[str, tuple[str, dict[str, str]]]) -> Conversion:
+    """The conversion in a script's own names, for a task author who knows them (a benchmark overlay).
+
+    Args:
+        aliases: prose parameter name -> PARAMS key (``Nup`` -> ``N_up``).
+        fixed: prose names the script's lattice fixes, with the value it fixes (``Lx``: 2 for a two-leg ladder):
+            dropped where a check sets that value; a check that sets another value stays prose.
+        observables: check source -> (key path of the run_ function's results, observable argument -> PARAMS
+            key): an adapter check the script answers directly, with its arguments passed as overrides.
+    """
+    assertions, rows = [], []
+    by_source = {row.source: row for row in conversion.rows}
+    for assertion in conversion.assertions:
+        source = assertion.name.removeprefix("upstream ")
+        try:
+            assertions.append(_renamed(assertion, aliases, fixed, observables.get(source)))
+            rows.append(by_source[source])
+        except Unreadable as reason:
+            rows.append(ConversionRow(source, by_source[source].prose, "kept as prose", str(reason)))
+    rows += [row for row in conversion.rows if not row.converted or row.source.startswith("ConvergenceCases")]
+    convergence = tuple(case.model_copy(update={"parameter": aliases.get(case.parameter, case.parameter)})
+                        for case in conversion.convergence)
+    parameters = sorted({key for assertion in assertions for key in _system_keys(assertion)}
+                        | {case.parameter for case in convergence})
+    order = {row.source: index for index, row in enumerate(conversion.rows)}
+    return Conversion(tuple(assertions), convergence, tuple(sorted(rows, key=lambda row: order[row.source])),
+                      tuple(parameters))
+
+
+def _renamed_overrides(overrides: dict[str, Any], aliases: dict[str, str], fixed: dict[str, float]) -> dict[str, Any]:
+    renamed_overrides = {}
+    for name, value in overrides.items():
+        if name in fixed:
+            if value != fixed[name]:
+                raise Unreadable(f"{name} = {value}, but the script's lattice fixes {name} = {fixed[name]}")
+            continue
+        renamed_overrides[aliases.get(name, name)] = value
+    return renamed_overrides
+
+
+def _renamed(assertion: Assertion, aliases: dict[str, str], fixed: dict[str, float],
+             observable: tuple[str, dict[str, str]] | None) -> Assertion:
+    data = assertion.model_dump()
+    for key in ("overrides", "overrides_a", "overrides_b"):
+        if key in data:
+            data[key] = _renamed_overrides(data[key], aliases, fixed)
+    if observable is not None and data.get("adapter"):
+        key_path, argument_keys = observable
+        unknown = sorted(set(data["arguments"]) - set(argument_keys))
+        if unknown:
+            raise Unreadable(f"no PARAMS key is given for the observable argument(s) {', '.join(unknown)}")
+        moved = {argument_keys[name]: value for name, value in data["arguments"].items()}
+        for key in ("overrides", "overrides_a", "overrides_b"):
+            if key in data:
+                data[key] = {**data[key], **moved}
+        data.update(observable=key_path, adapter=None, arguments={})
+    return _ASSERTION.validate_python(data)
 
 
 def _system_keys(assertion: Assertion) -> set[str]:

@@ -1,0 +1,299 @@
+"""The published QMP-Bench run as it is: upstream task files compiled into runnable tasks of ours.
+
+An upstream task file is read as published (never edited) from the user's checkout or copy, its prose
+checks are converted by code (physvec.taskfiles.upstream_checks) and it is compiled into a task folder
+of ours: ``task.json``, the paper (copied from the checkout, or a note that it is absent), the rubric
+(upstream's tree where published, otherwise physvec's default for the backend, said so), the converted
+``assertions.json`` and ``upstream.json`` (the source file, its SHA-256, every check and what became of
+it).  That folder runs like any task (``reproduce``, the campaign harness).
+
+An overlay (``qmp_bench/upstream/<topic>/<stem>.json``, our own data) adds what a run without a model
+needs and upstream does not say: the library spec at the published parameters, the names the library's
+script uses for upstream's prose names, which result answers a check upstream states in words, numbers
+read from the paper with where they come from, an independent reference, a substitution, and whether
+the size is the published one.  An overlay never changes an upstream truth or tolerance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from physvec.taskfiles.base import StrictModel, Tolerances
+from physvec.agents.library_proposer import library_problem
+from physvec.qmp_bench.campaign import TrialRecord
+from physvec.taskfiles.loading import InputFileError, load_rubric, load_task, parse_upstream, read_json_object
+from physvec.taskfiles.physvec_shape import PhysvecPaperTask, infer_backend
+from physvec.taskfiles.rubric import rubric_keys
+from physvec.taskfiles.substitution import substituted
+from physvec.taskfiles.task import Backend, Limits, ProposerSpec, Task
+from physvec.taskfiles.upstream_checks import RUN_FUNCTION, Conversion, ConversionRow, renamed
+
+OVERLAYS_ROOT = Path(__file__).resolve().parent / "upstream"
+DEFAULT_RUBRICS: dict[str, list[str]] = {
+    "tenpy": ["rubrics/dmrg.json#finite_dmrg"], "itensors": ["rubrics/dmrg.json#finite_dmrg"],
+    "netket": ["rubrics/nqs.json#rbm_vmc"], "qiskit": ["rubrics/circuit.json#lie_trotter"],
+    "pyscf": ["rubrics/dft.json#restricted_hartree_fock"], "orca": ["rubrics/dft.json#restricted_hartree_fock"],
+}
+"""The method leaf of physvec's default rubric for a task whose rubric upstream never published."""
+
+
+class CheckAnswer(StrictModel):
+    """How the library's script answers a check upstream states in words: a key path of its results, and the
+    PARAMS key that takes each of the observable's own arguments (a time grid, a distance)."""
+
+    observable: str = Field(min_length=1)
+    arguments: dict[str, str] = Field(default_factory=dict)
+
+
+class PublishedPoint(Tolerances):
+    """A number read from the paper, compared with the reproduction's result at a key path."""
+
+    name: str = Field(min_length=1)
+    observable: str = Field(min_length=1)
+    expected: float | list[float]
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    where: str = Field(min_length=1, description="the paper's section, figure or text the number comes from")
+
+
+class Overlay(StrictModel):
+    """What physvec adds to one upstream task to run it without a model (see the module docstring)."""
+
+    upstream: str = Field(min_length=1, description="topic/file of the upstream task, e.g. qcmb/task_qcmb_1_1.json")
+    size: str = Field(min_length=1, description="'published: ...' with the parameters, or 'scaled: ...' with why")
+    substitutions: dict[Backend, Backend] = Field(default_factory=dict)
+    aliases: dict[str, str] = Field(default_factory=dict)
+    fixed: dict[str, float] = Field(default_factory=dict)
+    answers: dict[str, CheckAnswer] = Field(default_factory=dict)
+    spec: ProposerSpec
+    published: list[PublishedPoint] = Field(default_factory=list)
+    independent: str | None = Field(None, description="name of an independent reference in INDEPENDENT")
+    limits: Limits = Field(default_factory=Limits)
+
+    @property
+    def published_size(self) -> bool:
+        return self.size.startswith("published")
+
+
+@dataclass(frozen=True)
+class IndependentChecks:
+    """Checks an independent method (exact evolution, free fermions, exact diagonalisation) computes."""
+
+    assertions: list[dict[str, Any]] = field(default_factory=list)
+    reference: dict[str, Any] | None = None
+    """{"values": {...}, "observable": ..., "rtol"/"atol": ..., "source": ...} for reference.json"""
+
+
+INDEPENDENT: dict[str, Callable[[], IndependentChecks]] = {}
+"""Name -> the computation of an overlay's independent checks (registered in qmp_bench/upstream_references.py)."""
+
+
+@dataclass(frozen=True)
+class UpstreamTask:
+    """One upstream task file, read and converted, with its overlay where physvec has one."""
+
+    path: Path
+    topic: str
+    task: PhysvecPaperTask
+    conversion: Conversion
+    overlay: Overlay | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}/{self.path.name}"
+
+    @property
+    def id(self) -> str:
+        return "upstream-" + self.path.stem.removeprefix("task_").replace("_", "-")
+
+
+def upstream_files(root: Path) -> list[Path]:
+    """The task files under a checkout (``Paper_dataset/<topic>/tasks/``), a copy (``tasks/<topic>/``), a
+    topic folder, or a single file."""
+    root = Path(root)
+    if root.is_file():
+        return [root]
+    patterns = ("*/tasks/*.json", "tasks/*/*.json", "tasks/*.json", "*.json")
+    return next((sorted(root.glob(pattern)) for pattern in patterns if list(root.glob(pattern))), [])
+
+
+def topic_of(path: Path) -> str:
+    return path.parent.parent.name if path.parent.name == "tasks" else path.parent.name
+
+
+def overlay_for(path: Path, root: Path = OVERLAYS_ROOT) -> Overlay | None:
+    """physvec's overlay for an upstream task file, if it has one."""
+    candidate = root / topic_of(path) / path.name
+    if not candidate.is_file():
+        return None
+    data = read_json_object(candidate)
+    return Overlay.model_validate(data)
+
+
+def read_upstream(path: Path, overlay_root: Path = OVERLAYS_ROOT) -> UpstreamTask:
+    """An upstream task read and converted (InputFileError if it is not one), in its overlay's names."""
+    task, conversion = parse_upstream(path)
+    overlay = overlay_for(path, overlay_root)
+    if overlay is not None:
+        answers = {source: (answer.observable, answer.arguments) for source, answer in overlay.answers.items()}
+        conversion = renamed(conversion, overlay.aliases, overlay.fixed, answers)
+    return UpstreamTask(path, topic_of(path), task, conversion, overlay)
+
+
+def _paper(upstream: UpstreamTask, folder: Path) -> str:
+    """The paper copied from the checkout, or a note saying it is absent (the Author then works from the
+    request alone)."""
+    source = next((path for path in upstream.task.paper_candidates(upstream.path.parent) if path.is_file()), None)
+    if source is not None:
+        shutil.copy2(source, folder / f"paper{source.suffix}")
+        return f"paper{source.suffix}"
+    (folder / "paper.md").write_text(
+        f"# {upstream.task.pdf_name}, {upstream.task.subplot_name}\n\nThe paper source "
+        f"({upstream.task.pdf_name}.tex) is not in this checkout; the request is all the Author sees.\n")
+    return "paper.md"
+
+
+def _rubric(upstream: UpstreamTask, backend: str) -> tuple[dict[str, Any], str, set[str]]:
+    """Our rubric JSON, where it comes from (upstream's published tree, or physvec's default) and the PARAMS keys
+    its machine checks read."""
+    published = next((path for path in upstream.task.rubric_candidates(upstream.path.parent) if path.is_file()), None)
+    if published is not None:
+        rubric = load_rubric(published)
+        return rubric.model_dump(mode="json", exclude_none=True), f"upstream: {published.name}", rubric_keys(rubric)
+    rubric = {"sections": [
+        {"name": "reproduction objective", "children": [
+            {"name": "the figure's data", "description": f"the code computes the data of {upstream.task.subplot_name} "
+                                                          "as the request asks"}]},
+        {"name": "physical system", "children": [
+            {"name": "the paper's model", "description": "the Hamiltonian, lattice and boundaries of the paper"}]},
+        {"name": "computational method", "children": [{"use": use} for use in DEFAULT_RUBRICS[backend]]},
+        {"name": "parameters", "children": [
+            {"name": "the paper's parameters", "description": "the parameters the request and the paper state"}]},
+    ]}
+    return rubric, f"physvec default for {backend}: upstream published no rubric {upstream.task.rubrics_name}", set()
+
+
+def _assertions(upstream: UpstreamTask, independent: IndependentChecks) -> list[dict[str, Any]]:
+    assertions = [assertion.model_dump(mode="json", exclude_none=True) for assertion in upstream.conversion.assertions]
+    overlay = upstream.overlay
+    run = overlay.spec.run if overlay and overlay.spec.run else RUN_FUNCTION
+    for point in overlay.published if overlay else []:
+        assertions.append({"kind": "published_value", "name": point.name, "run": run, "overrides": point.overrides,
+                           "observable": point.observable, "expected": point.expected, "rtol": point.rtol,
+                           "atol": point.atol, "reference": f"read from the paper: {point.where}"})
+    return assertions + independent.assertions
+
+
+def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str] | None = None) -> Path:
+    """The upstream task as a task folder of ours under ``out/<topic>/<id>/``, with the overlay's substitutions
+    and ``substitutions`` applied (recorded in the task); returns its task.json."""
+    folder = out / upstream.topic / upstream.id
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    overlay = upstream.overlay
+    independent = INDEPENDENT[overlay.independent]() if overlay and overlay.independent else IndependentChecks()
+    backend = upstream.task.backend or infer_backend(upstream.task.request) or "tenpy"
+    rubric, rubric_source, rubric_checks = _rubric(upstream, backend)
+    (folder / "rubric.json").write_text(json.dumps(rubric, indent=1) + "\n")
+    interface = upstream.conversion.interface(rubric_checks)
+    task: dict[str, Any] = {
+        "id": upstream.id, "title": f"{upstream.task.pdf_name}, {upstream.task.subplot_name} (published QMP-Bench)",
+        "paper": {"path": _paper(upstream, folder)}, "target": {"figure": upstream.task.subplot_name},
+        "request": upstream.task.request + (f"\n\n{interface}" if interface else ""),
+        "backend": backend, "rubric": "rubric.json",
+        "convergence": {"cases": [case.model_dump(mode="json", exclude_none=True)
+                                  for case in upstream.conversion.convergence]},
+    }
+    assertions = _assertions(upstream, independent)
+    if assertions:
+        (folder / "assertions.json").write_text(json.dumps({"assertions": assertions}, indent=1) + "\n")
+        task["assertions"] = "assertions.json"
+    if independent.reference is not None:
+        reference = dict(independent.reference)
+        (folder / "reference.json").write_text(json.dumps(reference.pop("values"), indent=1) + "\n")
+        task["reference"] = {"path": "reference.json", **reference}
+    if overlay is not None:
+        task.update(spec=overlay.spec.model_dump(mode="json", exclude_none=True),
+                    limits=overlay.limits.model_dump(mode="json"))
+    wanted = {**(overlay.substitutions if overlay else {}), **(substitutions or {})}
+    compiled = substituted(Task.model_validate(task), wanted)
+    (folder / "task.json").write_text(compiled.model_dump_json(indent=1, exclude_none=True) + "\n")
+    (folder / "upstream.json").write_text(json.dumps(_provenance(upstream, rubric_source), indent=1) + "\n")
+    return folder / "task.json"
+
+
+def _provenance(upstream: UpstreamTask, rubric_source: str) -> dict[str, Any]:
+    return {
+        "source": str(upstream.path), "sha256": hashlib.sha256(upstream.path.read_bytes()).hexdigest(),
+        "rubric": rubric_source, "overlay": upstream.overlay.model_dump(mode="json") if upstream.overlay else None,
+        "size": upstream.overlay.size if upstream.overlay else "as the request states",
+        "checks": [row.__dict__ for row in upstream.conversion.rows],
+    }
+
+
+def conversion_rows(root: Path) -> list[tuple[str, ConversionRow]]:
+    """(task, row) for every upstream check under ``root``; a file that does not load is one row saying why."""
+    rows = []
+    for path in upstream_files(root):
+        try:
+            upstream = read_upstream(path)
+        except InputFileError as error:
+            rows.append((path.name, ConversionRow("(file)", "", "kept as prose", f"does not load: {error.problems[0]}")))
+            continue
+        rows += [(upstream.name, row) for row in upstream.conversion.rows]
+    return rows
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    """One upstream task in the status table."""
+
+    task: str
+    loads: str
+    converted: str
+    runnable: str
+    verdict: str
+
+
+def _loads(path: Path) -> str:
+    try:
+        load_task(path)
+    except InputFileError as error:
+        return "no: missing " + ", ".join(sorted({problem.field for problem in error.problems}))
+    return "yes"
+
+
+def _runnable(upstream: UpstreamTask) -> str:
+    overlay = upstream.overlay
+    if overlay is None:
+        return "no: no overlay (a model is needed)"
+    demanded = upstream.task.backend or infer_backend(upstream.task.request) or ""
+    backend = overlay.substitutions.get(demanded, demanded)
+    problem = library_problem(overlay.spec, backend)
+    return f"no: {problem}" if problem else "yes" + ("" if overlay.published_size else " (scaled)")
+
+
+def status_rows(root: Path, records: list[TrialRecord]) -> list[StatusRow]:
+    """Every upstream task under ``root``: does it load, how many checks became code, can the library run it,
+    and the last verdict a campaign's ``records`` hold for it."""
+    verdicts = {record.task: record.verdict for record in records}
+    rows = []
+    for path in upstream_files(root):
+        try:
+            upstream = read_upstream(path)
+        except InputFileError as error:
+            rows.append(StatusRow(f"{topic_of(path)}/{path.name}", f"no: {error.problems[0]}", "-", "no", "-"))
+            continue
+        checks = upstream.conversion.rows
+        converted = f"{sum(row.converted for row in checks)}/{len(checks)}" if checks else "-"
+        rows.append(StatusRow(upstream.name, _loads(path), converted, _runnable(upstream),
+                              verdicts.get(f"{upstream.topic}/{upstream.id}", "-")))
+    return rows
