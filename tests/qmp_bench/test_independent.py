@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from physvec.qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
-from physvec.qmp_bench.independent.quench import quench_magnetization
+from physvec.qmp_bench.independent.quench import domain_wall_magnetizations, quench_magnetization
 from physvec.qmp_bench.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
@@ -45,6 +45,25 @@ def test_the_critical_ising_ring_has_the_free_fermion_closed_form():
 def test_free_spins_precess_as_cos_2ht():
     for h, t in ((1.0, 1.0), (0.5, 2.0)):
         assert quench_magnetization(4, 0.0, h, t) == pytest.approx(math.cos(2 * h * t), abs=1e-12)
+
+
+def test_the_xx_domain_wall_reproduces_the_published_continuous_time_magnetisations():
+    # Smith, Kim, Pollmann, Knolle, npj Quantum Inf. 5, 106 (2019), Fig. 2a/2b, and the benchmark task files'
+    # ScientificResults: N = 6, H = -J sum (XX + YY), sites 1-3 down; <Z_4> = 0.1594, -0.6611 and
+    # <Z_6> = 0.0996, -0.8272 at Jt = 1, 2 (sites counted from 1: index 3 and 5)
+    magnetizations = domain_wall_magnetizations(6, 1.0, [0.0, 1.0, 2.0])
+    assert magnetizations[0] == pytest.approx([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0], abs=1e-12)
+    assert [m[3] for m in magnetizations[1:]] == pytest.approx([0.1594, -0.6611], abs=1e-4)
+    assert [m[5] for m in magnetizations[1:]] == pytest.approx([0.0996, -0.8272], abs=1e-4)
+    assert magnetizations[2] == pytest.approx([-m for m in magnetizations[2][::-1]], abs=1e-12), "mirror symmetry"
+
+
+def test_two_xx_spins_swap_as_cos_4jt():
+    # on {|down up>, |up down>} XX + YY is 2 sigma^x, so H = -2 J sigma^x and |down up> becomes
+    # cos(2Jt)|down up> + i sin(2Jt)|up down>: <Z_1> = sin^2 - cos^2 = -cos(4 J t), <Z_2> = +cos(4 J t)
+    for J, t in ((1.0, 0.3), (0.7, 1.1)):
+        assert domain_wall_magnetizations(2, J, [t])[0] == pytest.approx([-math.cos(4 * J * t),
+                                                                          math.cos(4 * J * t)], abs=1e-12)
 
 
 def test_the_textbook_hartree_fock_reproduces_the_printed_h2_values():
