@@ -29,6 +29,7 @@ from pydantic import Field
 from physvec.taskfiles.base import StrictModel, Tolerances
 from physvec.agents.library_proposer import library_problem
 from physvec.qmp_bench.campaign import TrialRecord
+from physvec.qmp_bench.independent.quench import domain_wall_magnetizations
 from physvec.taskfiles.loading import InputFileError, load_rubric, load_task, parse_upstream, read_json_object
 from physvec.taskfiles.physvec_shape import PhysvecPaperTask, infer_backend
 from physvec.taskfiles.rubric import rubric_keys
@@ -39,7 +40,7 @@ from physvec.taskfiles.upstream_checks import RUN_FUNCTION, Conversion, Conversi
 OVERLAYS_ROOT = Path(__file__).resolve().parent / "upstream"
 DEFAULT_RUBRICS: dict[str, list[str]] = {
     "tenpy": ["rubrics/dmrg.json#finite_dmrg"], "itensors": ["rubrics/dmrg.json#finite_dmrg"],
-    "netket": ["rubrics/nqs.json#rbm_vmc"], "qiskit": ["rubrics/circuit.json#lie_trotter"],
+    "netket": ["rubrics/nqs.json#rbm_vmc"], "qiskit": ["rubrics/circuit.json#product_formula"],
     "pyscf": ["rubrics/dft.json#restricted_hartree_fock"], "orca": ["rubrics/dft.json#restricted_hartree_fock"],
 }
 """The method leaf of physvec's default rubric for a task whose rubric upstream never published."""
@@ -91,8 +92,19 @@ class IndependentChecks:
     """{"values": {...}, "observable": ..., "rtol"/"atol": ..., "source": ...} for reference.json"""
 
 
-INDEPENDENT: dict[str, Callable[[], IndependentChecks]] = {}
-"""Name -> the computation of an overlay's independent checks (registered in qmp_bench/upstream_references.py)."""
+def xx_domain_wall_exact(overlay: Overlay) -> IndependentChecks:
+    """The overlay's spin curve by exact continuous-time evolution of the same chain (no Qiskit)."""
+    parameters = overlay.spec.parameters
+    exact = domain_wall_magnetizations(parameters["L"], parameters["J"], parameters["times"])
+    curve = [row[parameters["site"] - 1] for row in exact]
+    return IndependentChecks(reference={
+        "values": {"site_magnetization": curve}, "observable": "site_magnetization", "atol": 0.01,
+        "source": "exact continuous-time evolution of the XX chain by diagonalisation "
+                  "(qmp_bench/independent/quench.py); the Trotter step's error stays below 0.01"})
+
+
+INDEPENDENT: dict[str, Callable[[Overlay], IndependentChecks]] = {"xx_domain_wall_exact": xx_domain_wall_exact}
+"""Name -> the computation of an overlay's independent checks, from the overlay's own parameters."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +192,22 @@ def _rubric(upstream: UpstreamTask, backend: str) -> tuple[dict[str, Any], str, 
     return rubric, f"physvec default for {backend}: upstream published no rubric {upstream.task.rubrics_name}", set()
 
 
+def _as_library_use(assertion: dict[str, Any]) -> dict[str, Any]:
+    """An expected-value check written as the assertion library's known_value template where it fits (no
+    adapter, no reduction); anything else stays written out."""
+    fits = assertion["kind"] in ("limiting_case", "analytic_regime") and not assertion.get("adapter") \
+        and not assertion.get("arguments") and not assertion.get("reduce")
+    if not fits:
+        return assertion
+    values = {key: assertion[key] for key in ("name", "run", "observable", "reference", "kind", "expected",
+                                               "overrides")}
+    values.update({key: assertion[key] for key in ("atol", "rtol") if assertion.get(key)})
+    return {"use": "assertions/limits.json#known_value", "with": values}
+
+
 def _assertions(upstream: UpstreamTask, independent: IndependentChecks) -> list[dict[str, Any]]:
-    assertions = [assertion.model_dump(mode="json", exclude_none=True) for assertion in upstream.conversion.assertions]
+    assertions = [_as_library_use(assertion.model_dump(mode="json", exclude_none=True))
+                  for assertion in upstream.conversion.assertions]
     overlay = upstream.overlay
     run = overlay.spec.run if overlay and overlay.spec.run else RUN_FUNCTION
     for point in overlay.published if overlay else []:
@@ -199,7 +225,7 @@ def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     overlay = upstream.overlay
-    independent = INDEPENDENT[overlay.independent]() if overlay and overlay.independent else IndependentChecks()
+    independent = INDEPENDENT[overlay.independent](overlay) if overlay and overlay.independent else IndependentChecks()
     backend = upstream.task.backend or infer_backend(upstream.task.request) or "tenpy"
     rubric, rubric_source, rubric_checks = _rubric(upstream, backend)
     (folder / "rubric.json").write_text(json.dumps(rubric, indent=1) + "\n")

@@ -152,11 +152,11 @@ def observable_site_magnetizations(states: list[Statevector]) -> list[list[float
             for state in states]
 
 
-def observable_site_magnetization(magnetizations: list[list[float]], site: int) -> list[float]:
+def observable_site_magnetization(states: list[Statevector], site: int) -> list[float]:
     """<Z> of one site (counted from 1, as papers count spins) at every time: the curve a figure panel plots."""
-    if not 1 <= site <= len(magnetizations[0]):
-        raise ValueError(f"site {site} is not on a chain of {len(magnetizations[0])} sites (sites count from 1)")
-    return [row[site - 1] for row in magnetizations]
+    if not 1 <= site <= states[0].num_qubits:
+        raise ValueError(f"site {site} is not on a chain of {states[0].num_qubits} sites (sites count from 1)")
+    return [float(state.expectation_value(Pauli("Z"), [site - 1]).real) for state in states]
 
 
 XX_DOMAIN_WALL_TROTTER = BackgroundPipeline(

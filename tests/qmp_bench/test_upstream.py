@@ -1,0 +1,79 @@
+"""The published QMP-Bench as it is: a converted upstream task (the domain-wall quench of npj Quantum Inf. 5,
+106, Fig. 2a) compiled and reproduced end to end by the library proposer, certified against the upstream
+truth it carries and an exact evolution; a script with the wrong initial state is not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from physvec.agents.library_proposer import compose_script, library_problem
+from physvec.cli.qmp_bench import main as qmp_bench_main
+from physvec.qmp_bench.campaign import Campaign
+from physvec.qmp_bench.upstream import OVERLAYS_ROOT, compile_task, read_upstream, status_rows
+from physvec.taskfiles.physvec_shape import infer_backend
+from physvec.taskfiles.loading import load_task
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.verifiers.scientific.assertions import assertion_obligations
+
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "data" / "upstream_qmp"
+QUENCH = UPSTREAM / "tasks" / "qcmb" / "task_qcmb_1_1.json"
+pytestmark = pytest.mark.skipif(not QUENCH.is_file(), reason=f"the published task files are not at {UPSTREAM}")
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS_ROOT.glob("*/*.json")), ids=lambda path: path.stem)
+def test_every_overlay_names_a_published_task_and_a_spec_the_library_covers(overlay):
+    upstream = read_upstream(UPSTREAM / "tasks" / overlay.parent.name / overlay.name)
+    assert upstream.overlay is not None and upstream.overlay.upstream == f"{overlay.parent.name}/{overlay.name}"
+    demanded = upstream.task.backend or infer_backend(upstream.task.request)
+    backend = upstream.overlay.substitutions.get(demanded, demanded)
+    assert library_problem(upstream.overlay.spec, backend) is None
+    assert all(row.converted for row in upstream.conversion.rows if row.source in upstream.overlay.answers)
+
+
+def test_the_quench_compiles_with_its_truth_its_provenance_and_an_exact_reference(tmp_path):
+    task_file = compile_task(read_upstream(QUENCH), tmp_path)
+    loaded = load_task(task_file)
+    (published,) = loaded.assertions.assertions
+    assert published.kind == "published_value" and published.expected == [1.0, 0.159, -0.661]
+    assert published.overrides == {"times": [0.0, 1.0, 2.0]} and published.atol == 0.1
+    assert "0.159" not in loaded.task.request and "0.159" not in json.dumps(loaded.task.spec.model_dump())
+    provenance = json.loads((task_file.parent / "upstream.json").read_text())
+    assert provenance["source"] == str(QUENCH) and len(provenance["sha256"]) == 64
+    assert provenance["size"].startswith("published: N = 6") and "physvec default" in provenance["rubric"]
+    assert loaded.task.reference is not None and loaded.task.reference.observable == "site_magnetization"
+
+
+def test_a_script_starting_from_the_wrong_state_fails_the_upstream_truth(tmp_path):
+    loaded = load_task(compile_task(read_upstream(QUENCH), tmp_path / "compiled"))
+    script = compose_script(loaded.task.spec, loaded.task.backend).script
+    all_up = script.replace("        circuit.x(qubit)\n", "        pass\n")
+    assert all_up != script
+    path = tmp_path / "script.py"
+    path.write_text(all_up)
+    (obligation,) = assertion_obligations(path, analyse_script(all_up), loaded.assertions, tmp_path / "work",
+                                          SandboxPool(), SandboxLimits(wall_s=120))
+    assert obligation.outcome is Outcome.FAILED
+    assert "-0.661" not in obligation.message, "the expected values stay sealed"
+
+
+@pytest.mark.slow
+def test_qmp_bench_upstream_runs_the_quench_and_reports_it(tmp_path, capsys):
+    out = tmp_path / "campaign"
+    assert qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "qcmb/task_qcmb_1_1.json",
+                           "--model", "library", "--out", str(out)]) == 0
+    (record,) = Campaign(out).records()
+    assert record.task == "qcmb/upstream-qcmb-1-1" and record.verdict == "certified"
+    run_dir = Path(record.run_dir)
+    scientific = json.loads(sorted((run_dir / "certificates").glob("scientific-v*.json"))[-1].read_text())
+    outcomes = {o["name"]: o["outcome"] for o in scientific["obligations"]}
+    assert outcomes["assertion:upstream ScientificResults.0"] == "certified"
+    assert outcomes["reference:site_magnetization"] == "certified"
+    quench_row = next(row for row in status_rows(UPSTREAM, Campaign(out).records())
+                      if row.task == "qcmb/task_qcmb_1_1.json")
+    assert (quench_row.converted, quench_row.runnable, quench_row.verdict) == ("1/1", "yes", "certified")
+    assert "certified" in capsys.readouterr().out
