@@ -35,6 +35,7 @@ from physvec.verifiers.domain import DomainCheckVerifier
 from physvec.verifiers.execution import FIGURE_FILE, RESULTS_FILE
 from physvec.verifiers.feedback import project
 from physvec.verifiers.final_judge import judge_run
+from physvec.verifiers.isolation import isolation_certificate
 from physvec.verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
 from physvec.verifiers.programming.contract import ElementFunction
 from physvec.verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
@@ -334,7 +335,9 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
 def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Judge the run from each stage's latest certificate; publish its results and figure."""
     latest = _current_certificates(state, ctx, STAGES)
-    verdict = judge_run(latest.values())
+    isolation = isolation_certificate(bool(ctx.run.metadata().get("allow_reduced_isolation")))
+    ctx.run.write_certificate("isolation", isolation)
+    verdict = judge_run([*latest.values(), isolation])
     status = state.get("status", Status.RUNNING)
     if status == Status.RUNNING:
         status = Status.FINISHED

@@ -92,14 +92,18 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
 
 def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: ProviderSettings = ProviderSettings(),
               retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None,
-              method: str = "physvec", substitutions: dict[str, str] | None = None) -> RunOutcome:
+              method: str = "physvec", substitutions: dict[str, str] | None = None,
+              allow_reduced_isolation: bool = False) -> RunOutcome:
     """Create a run for a task file and drive it to the end with ``method`` (one of METHODS); ``substitutions``
-    (original backend -> used backend) rewrite the task as run and are recorded in it and in run.json."""
+    (original backend -> used backend) rewrite the task as run and are recorded in it and in run.json;
+    ``allow_reduced_isolation`` (recorded too) lets a run whose programs could not be isolated be certified."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
     loaded = apply_substitutions(load_task(task_path), substitutions or {})
     model_spec = normalise_spec(model_spec)
-    settings_fields = {"base_url": settings.base_url} if settings.base_url else {}
+    settings_fields: dict[str, object] = {"base_url": settings.base_url} if settings.base_url else {}
+    if allow_reduced_isolation:
+        settings_fields["allow_reduced_isolation"] = True
     run = create_run(runs_dir, loaded, model_spec, method=method, **settings_fields)
     ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
     ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)

@@ -1,8 +1,10 @@
 """The sandbox: the only place generated code runs.
 
 Each program runs in its own process group and working directory, under wall-clock, CPU,
-address-space and file-size limits, with an environment scrubbed of secrets and a fixed share of
-BLAS/OpenMP threads.  On timeout the whole process group is killed, children included.  Output goes
+address-space and file-size limits, with a fixed share of BLAS/OpenMP threads, and isolated by
+bubblewrap (verifiers/isolation.py: no network, no view of the task's sealed files, an allowlisted
+environment, a private PID namespace); where bubblewrap cannot run, with the reduced isolation of a
+scrubbed environment, which the run's verdict then has to accept explicitly.  On timeout the whole process group is killed, children included.  Output goes
 to files in the working directory (no pipe can fill and deadlock) and only a tail is kept in memory.
 """
 
@@ -19,6 +21,10 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from physvec.verifiers.isolation import (
+    bubblewrap_argv, probe, remove_cgroup, sandbox_environment, with_process_limit,
+)
 
 GiB = 1024**3
 
@@ -62,6 +68,8 @@ class SandboxResult:
     threads: int
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    isolated: bool = False
+    """the program ran under bubblewrap (verifiers/isolation.py), not with reduced isolation"""
 
     @property
     def ok(self) -> bool:
@@ -74,7 +82,9 @@ class SandboxResult:
 
     @property
     def cpu_exceeded(self) -> bool:
-        return self.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and not self.timed_out
+        """Killed by SIGXCPU or SIGKILL (the hard CPU limit); bubblewrap reports a child's signal as 128 + it."""
+        signals = (signal.SIGXCPU, signal.SIGKILL)
+        return self.returncode in (*(-s for s in signals), *(128 + s for s in signals)) and not self.timed_out
 
     def summary(self) -> str:
         """One line for transcripts and obligation messages."""
@@ -149,8 +159,14 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
         "file_bytes": limits.file_bytes,
     }
     argv = [sys.executable, "-m", "physvec.verifiers.sandbox_launch", json.dumps(launch_limits), "--", *job.argv]
-    env = scrubbed_environment(os.environ, threads)
-    env.update(job.extra_env)
+    isolation, group = probe(), None
+    if isolation.full:
+        argv = bubblewrap_argv(argv, workdir, sandbox_environment(os.environ, threads, job.extra_env))
+        argv, group = with_process_limit(argv)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    else:
+        env = scrubbed_environment(os.environ, threads)
+        env.update(job.extra_env)
     stdout_path, stderr_path = workdir / "stdout.txt", workdir / "stderr.txt"
     started = time.monotonic()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
@@ -168,6 +184,7 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
             _kill_group(process.pid)
             returncode = process.wait()
         _kill_group(process.pid)  # leftovers the program started in the background
+        remove_cgroup(group)
         if running is not None:
             running.discard(process.pid)
     wall = time.monotonic() - started
@@ -176,6 +193,7 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
     return SandboxResult(
         argv=tuple(job.argv), returncode=returncode, stdout=stdout, stderr=stderr, wall_s=wall,
         timed_out=timed_out, threads=threads, stdout_truncated=stdout_cut, stderr_truncated=stderr_cut,
+        isolated=isolation.full,
     )
 
 

@@ -56,6 +56,9 @@ def _reproduce_parser() -> argparse.ArgumentParser:
                         help="run a task that demands a package this machine lacks on another backend, e.g. "
                              "itensors=tenpy or orca=pyscf (recorded in the run; leaves demanding ORIGINAL are "
                              "not applicable)")
+    parser.add_argument("--allow-reduced-isolation", action="store_true",
+                        help="accept a certified verdict where bubblewrap cannot isolate generated programs "
+                             "(recorded in run.json; without it such a run ends unknown)")
     parser.add_argument("--method", default="physvec", choices=METHODS,
                         help="physvec's verified pipeline (default), or a ReAct baseline that sees only "
                              "execution errors (react-rag: with documentation retrieval)")
@@ -103,7 +106,8 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                     return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
                 make_chat_model(spec, settings)
                 outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event,
-                                    method=arguments.method, substitutions=substitutions)
+                                    method=arguments.method, substitutions=substitutions,
+                                    allow_reduced_isolation=arguments.allow_reduced_isolation)
     except InputFileError as error:
         for problem in error.problems:
             _errors.print(f"reproduce: {problem}")
