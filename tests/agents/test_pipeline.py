@@ -62,7 +62,7 @@ def test_a_programming_fault_is_repaired_and_every_artefact_is_written(tiny_task
     certificates = run.certificates()
     assert {name: c.verdict.value for name, c in certificates.items()} == {
         "programming-v01": "failed", "programming-v02": "certified", "scientific-v02": "certified",
-        "convergence-v02": "unknown", "domain_checks-v02": "unknown"}
+        "convergence-v02": "unknown", "domain_checks-v02": "unknown", "isolation": "certified"}
     executes = {o.name: o for o in certificates["programming-v01"].obligations}["script_executes"]
     assert "eigvalsh_" in executes.evidence["stderr_tail"]
     assert "eigvalsh_" in prompts(run)[1], "the repairer saw the traceback"

@@ -18,8 +18,9 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.scientific.adapters import AdapterWriter
 from physvec.verifiers.scientific.assertions import assertion_obligations
 from physvec.verifiers.scientific.convergence import convergence_obligations
+from physvec.verifiers.scientific.integrity import typed_values_obligation
 from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
-from physvec.verifiers.scientific.reference import reference_obligations
+from physvec.verifiers.scientific.reference import reference_obligations, suspect_reference
 from physvec.verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric, without_code_evidence
 
 
@@ -67,10 +68,15 @@ class ScientificVerifier:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
                                                  subject.workdir, subject.pool, subject.limits, self.adapter_writer)
         obligations += reference_obligations(subject, results)
+        obligations.append(typed_values_obligation(source, subject.task))
         obligations += self._metamorphic(subject, contract, results)
         obligations = without_code_evidence(obligations)
+        summary: dict[str, object] = {"rubric_score": round(score, 4)}
+        if suspect_reference(obligations):
+            summary["suspect_reference"] = ("every assertion passed and only the reference data disagrees: "
+                                            "suspect the reference before the script")
         return Certificate(verifier=self.name, subject_digest=digest(source), obligations=tuple(obligations),
-                           summary={"rubric_score": round(score, 4)})
+                           summary=summary)
 
     @staticmethod
     def _metamorphic(subject: Subject, contract: ScriptContract, main_results: dict) -> list[Obligation]:

@@ -5,6 +5,13 @@ climbing once it has settled (the observable moved less than the tolerance from 
 or a rung failed: the expensive top of a ladder runs only when the cheaper rungs have not settled.
 The ladder's top is the budget.  The script's own PARAMS value must be at least as accurate as the
 rung the observable settled from, or its results are not converged.
+
+Settling on rungs that agree to the last bit is ambiguous: a parameter already saturated (a bond
+dimension above what a small system needs), or one the script ignores (a fixed bond dimension whatever
+chi_max says).  Then one probe runs at a much coarser value; if even that gives the same bits the
+parameter had no effect, and convergence is unknown with that reason, never certified.  (A script that
+caps the parameter inside a ladder's range still passes the probe: the probe shows the parameter acts,
+not that it acts up to the script's value.)
 """
 
 from __future__ import annotations
@@ -65,7 +72,22 @@ def _climb(script: Path, planned: list[tuple[ConvergenceCase, list[OverrideRun]]
             seen += results
 
 
-def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed]) -> Obligation:
+def _settled_on_identical_bits(case: ConvergenceCase, observed: list[Observed]) -> bool:
+    """The ladder settled between two rungs that agree to the last bit."""
+    rung = _settled_at(case, observed)
+    return rung is not None and _change(observed[rung - 1].value, observed[rung].value) == 0.0
+
+
+def probe_value(case: ConvergenceCase, current: Any) -> Any:
+    """A value far coarser than the ladder's cheapest rung, where a parameter that matters must show."""
+    first, increasing = case.ladder[0], case.ladder[-1] > case.ladder[0]
+    coarse = max(1, first // 4) if isinstance(current, int) and float(first).is_integer() and increasing \
+        else first / 4 if increasing else first * 100
+    return _rung_value(coarse, current)
+
+
+def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed], probe: Observed | None = None
+           ) -> Obligation:
     name = f"convergence:{case.parameter}"
     converged_at = _settled_at(case, observed)
     table = [{"value": result.run.overrides[case.parameter], "observed": result.value if result.ok else None,
@@ -84,6 +106,14 @@ def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed]) -
         return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
                           message=f"{case.observable} still changes by more than {case.tolerance} at the top of "
                                   f"the {case.parameter} ladder")
+    if probe is not None:
+        evidence["probe"] = {"value": probe.run.overrides[case.parameter],
+                             "observed": probe.value if probe.ok else None, "error": probe.error or None}
+        if probe.ok and _change(observed[0].value, probe.value) == 0.0:
+            return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
+                              message=f"{case.parameter} has no effect: every rung and even {case.parameter} = "
+                                      f"{evidence['probe']['value']} give the same {case.observable} to the last "
+                                      "bit, so convergence in it cannot be judged")
     needed = table[converged_at - 1]["value"]
     increasing = case.ladder[-1] > case.ladder[0]
     accurate_enough = script_value >= needed if increasing else script_value <= needed
@@ -115,6 +145,20 @@ def convergence_obligations(script: Path, contract: ScriptContract, cases: list[
                 for rung, value in enumerate(case.ladder)]
         planned.append((index, case, runs))
     climbed = _climb(script, [(case, runs) for _, case, runs in planned], workdir, pool, limits)
+    probes = _probes(script, planned, climbed, params, workdir, pool, limits)
     for (index, case, _), observed in zip(planned, climbed):
-        obligations[index] = _judge(case, params[case.parameter], observed)
+        obligations[index] = _judge(case, params[case.parameter], observed, probes.get(index))
     return [obligations[index] for index in sorted(obligations)]
+
+
+def _probes(script: Path, planned: list[tuple[int, ConvergenceCase, list[OverrideRun]]],
+            climbed: list[list[Observed]], params: dict[str, Any], workdir: Path, pool: SandboxPool,
+            limits: SandboxLimits) -> dict[int, Observed]:
+    """One coarse probe per ladder that settled on bit-identical rungs, all in one parallel batch."""
+    wanted = [(index, OverrideRun(f"convergence-{index:02d}-probe", runs[0].run, case.observable,
+                                  {case.parameter: probe_value(case, params[case.parameter])}))
+              for (index, case, runs), observed in zip(planned, climbed) if _settled_on_identical_bits(case, observed)]
+    if not wanted:
+        return {}
+    results = observe_groups(script, [[run] for _, run in wanted], workdir, pool, limits)
+    return {index: group[0] for (index, _), group in zip(wanted, results)}

@@ -54,8 +54,8 @@ def _compared(subject: Subject, results: dict[str, Any], observable: str, key: s
         name=name, category=category, outcome=Outcome.CERTIFIED if agrees else Outcome.FAILED,
         message=("agrees with the reference" if agrees
                  else f"{int(np.sum(~close))} of {close.size} values outside the tolerance"),
-        evidence={"observed": observed, **tolerances, "source": reference.source},
-        sealed={"expected": expected, "curves": curve_errors(observed_array, expected_array),
+        evidence={"observed": observed, **tolerances},
+        sealed={"expected": expected, "source": reference.source, "curves": curve_errors(observed_array, expected_array),
                 "overlay": str(figure) if figure else None},
     )
 
@@ -95,3 +95,13 @@ def _overlay(observed: np.ndarray, expected: np.ndarray, path: Path, label: str)
     figure.savefig(path)
     plt.close(figure)
     return path
+
+
+def suspect_reference(obligations: list[Obligation]) -> bool:
+    """Only the reference disagrees while every independent check ran and passed: at least one assertion
+    certified, none failed, and nothing but reference comparisons failed.  Then the reference data, not the
+    script, is the first suspect, and no model is sent to repair a script the physics checks accept."""
+    failed = [o for o in obligations if o.outcome is Outcome.FAILED]
+    independent = [o for o in obligations if o.name.startswith("assertion:")]
+    return bool(failed) and all(o.category == "reference" for o in failed) \
+        and bool(independent) and all(o.outcome is Outcome.CERTIFIED for o in independent)

@@ -155,6 +155,24 @@ def test_a_script_below_the_converged_rung_is_not_converged(tmp_path):
     assert "converged from grid = 64, but the script uses 32" in obligation.message
 
 
+def test_a_parameter_the_script_ignores_leaves_convergence_unknown(tmp_path):
+    # the cheapest fake: a fixed grid whatever PARAMS says gives bit-identical rungs
+    ignored = BOX.replace('return {"energy": observable_lowest(hamiltonian_box(params["grid"]))}',
+                          'return {"energy": observable_lowest(hamiltonian_box(128))}')
+    assert ignored != BOX
+    obligation = converge(tmp_path, ignored)
+    assert obligation.outcome is Outcome.UNKNOWN and "grid has no effect" in obligation.message
+    assert obligation.evidence["probe"]["value"] == 4
+
+
+def test_a_saturated_parameter_whose_probe_moves_still_certifies(tmp_path):
+    # a parameter capped inside the script (min(grid, 40)) saturates above 40: identical rungs, but the coarse
+    # probe at grid = 4 moves, so the parameter is used and the ladder is judged as usual
+    capped = BOX.replace('hamiltonian_box(params["grid"])', 'hamiltonian_box(min(params["grid"], 40))')
+    obligation = converge(tmp_path, capped)
+    assert obligation.outcome is Outcome.CERTIFIED and obligation.evidence["probe"]["value"] == 4
+
+
 def test_a_ladder_that_never_settles_fails(tmp_path):
     script = tmp_path / "box.py"
     script.write_text(BOX)

@@ -33,3 +33,45 @@ def test_a_further_observable_missing_from_the_results_fails_clearly(tiny_task, 
     subject = subject_comparing(tiny_task, ["gap"], {"energy": FOUR_SITE_ENERGY, "gap": 1.0}, tmp_path)
     missing = {o.name: o for o in reference_obligations(subject, {"energy": FOUR_SITE_ENERGY})}["reference:gap"]
     assert missing.outcome is Outcome.FAILED and "could not read" in missing.message
+
+
+def test_only_a_disagreeing_reference_makes_the_reference_the_suspect():
+    from physvec.verifiers.certificate import Obligation, Outcome
+    from physvec.verifiers.scientific.reference import suspect_reference
+
+    def obligation(name: str, category: str, outcome: Outcome) -> Obligation:
+        return Obligation(name=name, category=category, outcome=outcome)
+
+    passed = [obligation("assertion:small", "limiting_case", Outcome.CERTIFIED),
+              obligation("metamorphic:energy", "metamorphic", Outcome.CERTIFIED)]
+    wrong_reference = obligation("reference:energy", "reference", Outcome.FAILED)
+    assert suspect_reference([*passed, wrong_reference])
+    assert not suspect_reference([*passed, wrong_reference, obligation("assertion:x", "symmetry", Outcome.FAILED)])
+    assert not suspect_reference([obligation("metamorphic:e", "metamorphic", Outcome.CERTIFIED), wrong_reference]), \
+        "without an independent assertion that passed, the script stays the suspect"
+    assert not suspect_reference(passed)
+
+
+def test_the_reference_s_provenance_text_is_sealed(tmp_path):
+    """A task's source text may quote the number (szabo1996 quotes -1.117 hartree): it never reaches evidence a
+    model could see."""
+    import json as json_module
+    import shutil
+    from pathlib import Path
+
+    from physvec.taskfiles.loading import load_task
+    from physvec.verifiers.protocol import Subject
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.reference import reference_obligations
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "heisenberg_chain"
+    shutil.copytree(example, tmp_path / "task")
+    data = json_module.loads((tmp_path / "task" / "task.json").read_text())
+    data["reference"]["source"] = "exact diagonalisation: E0(L=8) = -3.3749"
+    (tmp_path / "task" / "task.json").write_text(json_module.dumps(data))
+    loaded = load_task(tmp_path / "task" / "task.json")
+    subject = Subject(task=loaded, script=tmp_path / "script.py", workdir=tmp_path / "work", pool=SandboxPool(),
+                      limits=SandboxLimits())
+    (obligation,) = reference_obligations(subject, {"energies": [-3.0, -4.0, -5.0]})
+    assert "3.3749" not in json_module.dumps([obligation.message, obligation.evidence])
+    assert obligation.sealed["source"].endswith("-3.3749")
