@@ -27,6 +27,7 @@ from physvec.agents.state import PipelineState, RunContext, Status
 from physvec.knowledge_base.retrieve import retrieve as retrieve_snippets
 from physvec.knowledge_base.retrieve import store_is_built, summary, task_queries
 from physvec.knowledge_base.store import KnowledgeBase, snippet_record
+from physvec.runstore.store import file_digest
 from physvec.runstore.transcript import EventType
 from physvec.taskfiles.assertions import Assertion
 from physvec.taskfiles.rubric import RubricNode
@@ -207,7 +208,7 @@ def verify_stage(verifier: Verifier, state: PipelineState, ctx: RunContext, step
     path = ctx.run.write_certificate(name, certificate)
     ctx.transcript.append(
         EventType.CERTIFICATE, node=verifier.name, step=step, verifier=verifier.name, version=version,
-        path=str(path.relative_to(ctx.run.path)), verdict=certificate.verdict.value,
+        path=str(path.relative_to(ctx.run.path)), sha256=file_digest(path), verdict=certificate.verdict.value,
         outcomes={o.name: o.outcome.value for o in certificate.obligations},
     )
     return {"certificates": {**state.get("certificates", {}), verifier.name: name}}
@@ -336,7 +337,10 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Judge the run from each stage's latest certificate; publish its results and figure."""
     latest = _current_certificates(state, ctx, STAGES)
     isolation = isolation_certificate(bool(ctx.run.metadata().get("allow_reduced_isolation")))
-    ctx.run.write_certificate("isolation", isolation)
+    isolation_path = ctx.run.write_certificate("isolation", isolation)
+    ctx.transcript.append(EventType.CERTIFICATE, node="finalize", step=step, verifier="isolation", version=0,
+                          path=str(isolation_path.relative_to(ctx.run.path)), sha256=file_digest(isolation_path),
+                          verdict=isolation.verdict.value)
     verdict = judge_run([*latest.values(), isolation])
     status = state.get("status", Status.RUNNING)
     if status == Status.RUNNING:

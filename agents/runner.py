@@ -114,6 +114,7 @@ def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = Provide
                retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None) -> RunOutcome:
     """Continue a killed run from its last finished node, with the model it started with."""
     run = open_run(runs_dir, run_id)
+    run.verify_inputs()
     meta = run.metadata()
     if meta.get("base_url") and not settings.base_url:
         settings = ProviderSettings(base_url=meta["base_url"], timeout_s=settings.timeout_s,
@@ -126,7 +127,9 @@ def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = Provide
 def replay_run(archived: Path, runs_dir: Path, listener: Listener | None = None) -> RunOutcome:
     """Re-verify an archived run without any model: its recorded replies (or, for a library run, the
     library proposer again), fresh checks, a new run."""
-    metadata = RunDirectory(archived).metadata()
+    archive = RunDirectory(archived)
+    archive.verify_inputs()  # a replay re-checks the run as it was, not inputs someone rewrote since
+    metadata = archive.metadata()
     library_run = metadata.get("model") == LIBRARY_SPEC
     return start_run(archived / "task.json", LIBRARY_SPEC if library_run else f"replay:{archived}", runs_dir,
                      listener=listener, method=metadata.get("method", "physvec"))

@@ -60,14 +60,15 @@ def record_from_run(run: RunDirectory, key: TrialKey, seconds: float) -> TrialRe
     """The trial's record, read from its run directory's metadata, certificates and transcript."""
     metadata = run.metadata()
     metrics = metadata.get("metrics") or {}
-    certificates = run.certificates()
+    certificates = run.issued_certificates()  # what the verifier wrote, digest-checked: never a planted file
     programming = [programming_metrics(c) for c in _stage(certificates, "programming")]
     scientific = _stage(certificates, "scientific")
     reference = [o for o in scientific[-1].obligations if o.name.startswith("reference")] if scientific else []
     events = list(read_events(run.transcript_file))
+    finished = [e.data.get("verdict") for e in events if e.type is EventType.RUN_FINISHED]
     return TrialRecord(
         task=key.task, method=key.method, model=key.model, trial=key.trial, run_dir=str(run.path),
-        verdict=str(metadata.get("verdict")),
+        verdict=str(finished[-1] if finished else None),
         executable=bool(programming and programming[-1]["executable"]),
         scientific_completion=bool(reference) and all(o.outcome is Outcome.CERTIFIED for o in reference),
         unit_accuracy_first=programming[0]["unit_accuracy"] if programming else None,

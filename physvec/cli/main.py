@@ -22,7 +22,7 @@ from physvec.agents.runner import METHODS, RunInterrupted, RunOutcome, replay_ru
 from physvec.cli import kb as kb_cli
 from physvec.cli.display import LiveDisplay, print_certificate
 from physvec.runstore.report import node_timeline
-from physvec.runstore.store import RunNotFound, list_runs, open_run
+from physvec.runstore.store import RunNotFound, RunTampered, list_runs, open_run
 from physvec.cli.scaffold import scaffold_task
 from physvec.taskfiles.loading import InputFileError, load_task
 from physvec.taskfiles.schemas import export_schemas
@@ -112,7 +112,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
         for problem in error.problems:
             _errors.print(f"reproduce: {problem}")
         return EXIT_BAD_INPUT
-    except (ModelSpecError, RunNotFound, SubstitutionError) as error:
+    except (ModelSpecError, RunNotFound, RunTampered, SubstitutionError) as error:
         return _bad_input(str(error))
     except RunInterrupted as interruption:
         runs_dir = interruption.run.path.parent

@@ -14,6 +14,7 @@ task files moved or changed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -27,11 +28,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from physvec.runstore.transcript import Transcript
+from physvec.runstore.transcript import EventType, Transcript, read_events
 from physvec.taskfiles.loading import LoadedTask
 from physvec.verifiers.certificate import Certificate
 
 RECORDED_PACKAGES = ("physvec", "langgraph", "langchain-core", "qiskit", "netket", "physics-tenpy", "pyscf", "numpy", "scipy")
+
+
+class RunTampered(RuntimeError):
+    """A file the verifier wrote or pinned no longer has the digest recorded for it."""
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class RunNotFound(LookupError):
@@ -118,6 +127,36 @@ class RunDirectory:
         folder = self.path / "certificates"
         return {file.stem: Certificate.from_json(file.read_text()) for file in sorted(folder.glob("*.json"))}
 
+    def issued_certificates(self) -> dict[str, Certificate]:
+        """The certificates the verifier issued, as its transcript records them (name and SHA-256), in issue
+        order; a planted file is not among them, and a changed one raises RunTampered."""
+        issued: dict[str, Certificate] = {}
+        for event in read_events(self.transcript_file):
+            if event.type is EventType.CERTIFICATE and "sha256" in event.data:
+                path = self.path / event.data["path"]
+                if not path.is_file() or file_digest(path) != event.data["sha256"]:
+                    raise RunTampered(f"{path} does not hold the certificate the verifier wrote")
+                issued[path.stem] = Certificate.from_json(path.read_text())
+        return issued
+
+    def pin_inputs(self) -> None:
+        """Record the digest of every input file, read once when the run is created."""
+        inputs = self.path / "inputs"
+        digests = {path.relative_to(self.path).as_posix(): file_digest(path)
+                   for path in sorted(inputs.rglob("*")) if path.is_file()} if inputs.is_dir() else {}
+        self.update_metadata(input_digests=digests, task_digest=file_digest(self.task_file))
+
+    def verify_inputs(self) -> None:
+        """RunTampered unless the task and every pinned input still have their recorded digests."""
+        meta = self.metadata()
+        if "input_digests" not in meta:
+            return  # a run made before inputs were pinned
+        pinned = {**meta["input_digests"], self.task_file.name: meta["task_digest"]}
+        changed = [name for name, digest in pinned.items()
+                   if not (self.path / name).is_file() or file_digest(self.path / name) != digest]
+        if changed:
+            raise RunTampered(f"the run's inputs changed since it started: {', '.join(changed)}")
+
     def work_dir(self, name: str) -> Path:
         """A fresh sandbox working directory (emptied if a killed attempt left one behind)."""
         folder = self.path / "work" / name
@@ -184,6 +223,7 @@ def create_run(runs_dir: Path, loaded: LoadedTask, model_spec: str, **metadata_f
         **metadata_fields,
     }
     _write_atomically(run.path / "run.json", json.dumps(meta, indent=2, default=str))
+    run.pin_inputs()
     return run
 
 
