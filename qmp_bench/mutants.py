@@ -50,7 +50,8 @@ class Replacement:
 BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
     "tenpy": (
         Replacement("sign", "DMRG energy returned with the wrong sign", "effector_dmrg",
-                    'return float(dmrg.run(psi, model, options)["E"])', 'return -float(dmrg.run(psi, model, options)["E"])'),
+                    'energy = float(dmrg.run(psi, model, options)["E"])',
+                    'energy = -float(dmrg.run(psi, model, options)["E"])'),
         Replacement("sign", "ferromagnetic Ising part in the Heisenberg chain", "hamiltonian_heisenberg_chain",
                     '"Jz": J,', '"Jz": -J,'),
         Replacement("trap/scale", "exchange doubled", "hamiltonian_heisenberg_chain",

@@ -9,11 +9,14 @@ V_i = (4 A / L^2) (i - (L - 1) / 2)^2, the convention of the trapped-Hubbard tes
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import scipy.sparse as sparse
-from scipy.sparse.linalg import eigsh
+from scipy.linalg import eigh_tridiagonal
+from scipy.sparse.linalg import LinearOperator, eigsh
 
 
 def trap(L: int, A: float) -> np.ndarray:
@@ -70,18 +73,97 @@ def _species(bonds: list[tuple[int, int]], potential: np.ndarray, N: int, t: flo
     return hopping + sparse.diags(occupations @ potential), occupations
 
 
+@dataclass(frozen=True)
+class SectorGroundState:
+    """The ground state in a fixed (N_up, N_down) sector, as the weights of its occupation-basis states.
+
+    Every observable here is diagonal in occupations, so the weights |psi(a, b)|^2 (a an up, b a down
+    configuration) suffice: row a of ``up`` and row b of ``down`` hold the occupations of the orbitals."""
+
+    energy: float
+    weights: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+
+    def densities(self) -> tuple[np.ndarray, np.ndarray]:
+        """<n_k,up> and <n_k,down> on every orbital k."""
+        return self.weights.sum(axis=1) @ self.up, self.weights.sum(axis=0) @ self.down
+
+    def magnetisation_correlation(self, k: int, m: int) -> float:
+        """<M_k M_m> with M = n_up - n_down (not connected, no factor 1/2)."""
+        w_up, w_down = self.weights.sum(axis=1), self.weights.sum(axis=0)
+        up_up = w_up @ (self.up[:, k] * self.up[:, m])
+        down_down = w_down @ (self.down[:, k] * self.down[:, m])
+        up_down = self.up[:, k] @ self.weights @ self.down[:, m] + self.up[:, m] @ self.weights @ self.down[:, k]
+        return float(up_up + down_down - up_down)
+
+
+def exact_sector_ground_state(bonds: list[tuple[int, int]], potential: np.ndarray, t: float, U: float, N_up: int,
+                              N_down: int) -> SectorGroundState:
+    """The ground state of a Hubbard model on the bonds with N_up up and N_down down fermions."""
+    h_up, n_up = _species(bonds, potential, N_up, t)
+    h_down, n_down = _species(bonds, potential, N_down, t)
+    shape = (h_up.shape[0], h_down.shape[0])
+    interaction = U * n_up @ n_down.T
+
+    def hamiltonian(vector: np.ndarray) -> np.ndarray:
+        """H_up x 1 + 1 x H_down + U sum_i n_i,up n_i,down on psi(a, b), without storing the product matrix."""
+        psi = vector.reshape(shape)
+        return (h_up @ psi + (h_down @ psi.T).T + interaction * psi).ravel()
+
+    size = shape[0] * shape[1]
+    lowest = _lanczos_ground_state(hamiltonian, size) if size > LANCZOS_SIZE else None
+    if lowest is None:
+        energies, vectors = eigsh(LinearOperator((size, size), matvec=hamiltonian, dtype=float), k=1, which="SA")
+        lowest = float(energies[0]), vectors[:, 0]
+    weights = np.abs(lowest[1].reshape(shape)) ** 2
+    return SectorGroundState(lowest[0], weights, n_up, n_down)
+
+
+LANCZOS_SIZE = 100_000
+"""Sectors larger than this use plain two-pass Lanczos (ARPACK's reorthogonalisation costs 2-3x more there)."""
+
+
+def _lanczos_ground_state(matvec: Callable[[np.ndarray], np.ndarray], size: int, steps: int = 400
+                          ) -> tuple[float, np.ndarray] | None:
+    """The lowest eigenpair by Lanczos without reorthogonalisation: a first pass until the lowest Ritz value
+    is stable to 1e-13, a second pass that rebuilds the Ritz vector.  None when the residual exceeds 1e-6
+    (the caller falls back to ARPACK)."""
+    start = np.random.default_rng(0).standard_normal(size)
+    start /= np.linalg.norm(start)
+    alphas: list[float] = []
+    betas: list[float] = []
+    previous, vector, energy = np.zeros(size), start, np.inf
+    for step in range(steps):
+        w = matvec(vector)
+        alphas.append(float(vector @ w))
+        w -= alphas[-1] * vector + (betas[-1] if betas else 0.0) * previous
+        if step % 5 == 4:
+            ritz = eigh_tridiagonal(np.array(alphas), np.array(betas), select="i", select_range=(0, 0))[0][0]
+            if abs(ritz - energy) < 1e-13:
+                break
+            energy = ritz
+        betas.append(float(np.linalg.norm(w)))
+        previous, vector = vector, w / betas[-1]
+    values, coefficients = eigh_tridiagonal(np.array(alphas), np.array(betas[:len(alphas) - 1]), select="i",
+                                            select_range=(0, 0))
+    previous, vector, ground = np.zeros(size), start, coefficients[0, 0] * start
+    for step in range(len(alphas) - 1):
+        w = matvec(vector) - alphas[step] * vector - (betas[step - 1] if step else 0.0) * previous
+        previous, vector = vector, w / betas[step]
+        ground += coefficients[step + 1, 0] * vector
+    ground /= np.linalg.norm(ground)
+    if not np.linalg.norm(matvec(ground) - values[0] * ground) <= 1e-6:  # also a breakdown's nan
+        return None
+    return float(values[0]), ground
+
+
 def exact_lattice_ground_state(bonds: list[tuple[int, int]], potential: np.ndarray, t: float, U: float, N_up: int,
                                N_down: int) -> tuple[float, np.ndarray]:
     """Ground-state energy and density profile n_k = <n_k,up + n_k,down> of a Hubbard model on the bonds."""
-    h_up, n_up = _species(bonds, potential, N_up, t)
-    h_down, n_down = _species(bonds, potential, N_down, t)
-    interaction = sparse.diags(U * np.einsum("ai,bi->ab", n_up, n_down).ravel())
-    hamiltonian = sparse.kron(h_up, sparse.identity(h_down.shape[0])) \
-        + sparse.kron(sparse.identity(h_up.shape[0]), h_down) + interaction
-    energies, vectors = eigsh(hamiltonian.tocsc(), k=1, which="SA")
-    weights = np.abs(vectors[:, 0].reshape(h_up.shape[0], h_down.shape[0])) ** 2
-    density = weights.sum(axis=1) @ n_up + weights.sum(axis=0) @ n_down
-    return float(energies[0]), density
+    state = exact_sector_ground_state(bonds, potential, t, U, N_up, N_down)
+    up, down = state.densities()
+    return state.energy, up + down
 
 
 def exact_ground_state(L: int, t: float, U: float, A: float, N_up: int, N_down: int) -> tuple[float, np.ndarray]:
@@ -93,3 +175,21 @@ def exact_ladder_ground_state(L: int, t: float, U: float, A: float, N_up: int, N
                               ) -> tuple[float, np.ndarray]:
     """The two-leg ladder of L rungs, both legs in the same trap along the legs, sites in TeNPy's order."""
     return exact_lattice_ground_state(ladder_bonds(L), np.repeat(trap(L, A), 2), t, U, N_up, N_down)
+
+
+def exact_spin_densities(L: int, t: float, U: float, A: float, N_up: int, N_down: int
+                         ) -> tuple[float, np.ndarray, np.ndarray]:
+    """The open chain in the trap: ground-state energy, <n_i,up> and <n_i,down>."""
+    state = exact_sector_ground_state(chain_bonds(L), trap(L, A), t, U, N_up, N_down)
+    return (state.energy, *state.densities())
+
+
+def exact_ladder_leg_correlation(L: int, t: float, U: float, A: float, N_up: int, N_down: int
+                                 ) -> tuple[float, list[float]]:
+    """The two-leg ladder of L rungs: ground-state energy and S11(l) = <M_(i,0) M_(j,0)> for l = 1 .. L - 1.
+
+    M = n_up - n_down on leg 0 (site 2 x), rungs i = (L - 1 - l) // 2 and j = i + l (0-based): as
+    symmetric about the centre as the integers allow (the convention of the TeNPy background)."""
+    state = exact_sector_ground_state(ladder_bonds(L), np.repeat(trap(L, A), 2), t, U, N_up, N_down)
+    rungs = [((L - 1 - l) // 2, (L - 1 - l) // 2 + l) for l in range(1, L)]
+    return state.energy, [state.magnetisation_correlation(2 * i, 2 * j) for i, j in rungs]

@@ -123,3 +123,78 @@ def test_bond_energies_sum_to_the_energy_and_alternate_from_the_ends():
     assert sum(bonds) == pytest.approx(ground_state(heisenberg(8, 1.0, periodic=False))[0] / 4, abs=1e-10)
     assert bonds == pytest.approx(bonds[::-1], abs=1e-10)
     assert bonds[0] < bonds[1] > bonds[2], "strong end bond, weak second bond: the boundary-induced alternation"
+
+
+def test_the_exact_spin_densities_sum_to_the_density_and_mirror_the_trap():
+    from physvec.qmp_bench.independent.hubbard import exact_ground_state, exact_spin_densities
+
+    energy, up, down = exact_spin_densities(L=8, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=1)
+    total_energy, density = exact_ground_state(L=8, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=1)
+    assert energy == pytest.approx(total_energy, abs=1e-10) and up + down == pytest.approx(density, abs=1e-8)
+    assert (up.sum(), down.sum()) == pytest.approx((3.0, 1.0), abs=1e-10)
+    assert up == pytest.approx(up[::-1], abs=1e-8) and down == pytest.approx(down[::-1], abs=1e-8)
+    _, balanced_up, balanced_down = exact_spin_densities(L=8, t=1.0, U=-4.0, A=2.0, N_up=2, N_down=2)
+    assert balanced_up == pytest.approx(balanced_down, abs=1e-8)
+
+
+def test_the_exact_ladder_spin_correlation_obeys_wick_without_interaction():
+    # at U = 0 both species fill the same orbitals phi_k, and Wick's theorem gives, for sites i != j,
+    # <(n_i,up - n_i,down)(n_j,up - n_j,down)> = -2 |G_ij|^2 with G_ij = sum over occupied k of phi_k(i) phi_k(j)
+    from physvec.qmp_bench.independent.hubbard import exact_ladder_leg_correlation, hopping_matrix, ladder_bonds
+
+    energy, correlation = exact_ladder_leg_correlation(L=4, t=1.0, U=0.0, A=0.0, N_up=4, N_down=4)
+    levels, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(4), 8, 1.0))
+    green = orbitals[:, :4] @ orbitals[:, :4].T
+    rungs = [(1, 2), (1, 3), (0, 3)]  # l = 1, 2, 3: i = (L - 1 - l) // 2, j = i + l
+    assert energy == pytest.approx(2 * levels[:4].sum(), abs=1e-10)
+    assert correlation == pytest.approx([-2 * green[2 * i, 2 * j] ** 2 for i, j in rungs], abs=1e-10)
+
+
+def test_the_exact_hubbard_ladder_reproduces_the_benchmark_limits():
+    # the benchmark task for Noack, White & Scalapino, PRL 73, 882 (1994), Fig. 2 (upstream QMP task_dmrg_2_2,
+    # LimitingCases): 2 x 2 at half filling E = -4 (U = 0) and -2.102748 (U = 4); 2 x 6, U = 4:
+    # S11 at distance 2 = 0.1229 (here rungs 1 and 3, 0-based); its energy -7.84635 is this solver's value
+    from physvec.qmp_bench.independent.hubbard import exact_ladder_leg_correlation
+
+    assert exact_ladder_leg_correlation(L=2, t=1.0, U=0.0, A=0.0, N_up=2, N_down=2)[0] == pytest.approx(-4.0, abs=1e-10)
+    assert exact_ladder_leg_correlation(L=2, t=1.0, U=4.0, A=0.0, N_up=2, N_down=2)[0] == pytest.approx(-2.102748,
+                                                                                                      abs=1e-6)
+    energy, correlation = exact_ladder_leg_correlation(L=6, t=1.0, U=4.0, A=0.0, N_up=6, N_down=6)
+    assert energy == pytest.approx(-7.84635, abs=1e-5)
+    assert correlation[1] == pytest.approx(0.12294, abs=1e-5)
+    assert correlation[0] < 0 < correlation[1] and correlation[2] < 0, "antiferromagnetic along the leg"
+
+
+def test_the_free_bose_hubbard_ring_fills_the_single_particle_levels():
+    # U = 0, L = N = 6: levels -2t cos(2 pi q / 6) = -2, -1, 1, 2, 1, -1; the cheapest momentum-m filling
+    # puts N - m bosons at q = 0 and m at q = 1 for m <= 3: -2 (N - m) - m = -12 + m, and E(-k) = E(k)
+    from physvec.qmp_bench.independent.bose_hubbard import free_boson_lowest_energies, lowest_energies_by_momentum
+
+    closed_form = [-12.0, -11.0, -10.0, -9.0, -10.0, -11.0]
+    assert free_boson_lowest_energies(6, 6, 1.0) == pytest.approx(closed_form, abs=1e-12)
+    assert lowest_energies_by_momentum(6, 6, 1.0, 0.0) == pytest.approx(closed_form, abs=1e-10)
+
+
+def test_the_bose_hubbard_momentum_sectors_partition_the_space_and_hold_the_ground_state():
+    # the sectors' dimensions add up to C(N + L - 1, N); the lowest sector energy (at k = 0) is the ground
+    # energy of the whole fixed-N space; reflection gives E(k) = E(-k)
+    from physvec.qmp_bench.independent.bose_hubbard import ground_energy, lowest_energies_by_momentum, momentum_blocks
+
+    blocks = momentum_blocks(6, 6, 1.0, 1.0)
+    assert sum(block.shape[0] for block in blocks) == math.comb(11, 6)
+    assert all(abs(block - block.conj().T).max() < 1e-12 for block in blocks), "each block is Hermitian"
+    energies = lowest_energies_by_momentum(6, 6, 1.0, 1.0)
+    assert energies[0] == min(energies) == pytest.approx(ground_energy(6, 6, 1.0, 1.0), abs=1e-10)
+    assert energies == pytest.approx(energies[:1] + energies[:0:-1], abs=1e-10)
+    assert ground_energy(6, 6, 1.0, 0.0) == pytest.approx(-12.0, abs=1e-10)
+
+
+def test_the_lanczos_path_of_large_sectors_agrees_with_arpack(monkeypatch):
+    from physvec.qmp_bench.independent import hubbard
+
+    arpack = hubbard.exact_sector_ground_state(hubbard.ladder_bonds(4), np.zeros(8), 1.0, 4.0, 4, 3)
+    monkeypatch.setattr(hubbard, "LANCZOS_SIZE", 100)  # 70 x 56 states: Lanczos
+    lanczos = hubbard.exact_sector_ground_state(hubbard.ladder_bonds(4), np.zeros(8), 1.0, 4.0, 4, 3)
+    assert lanczos.energy == pytest.approx(arpack.energy, abs=1e-10)
+    assert np.concatenate(lanczos.densities()) == pytest.approx(np.concatenate(arpack.densities()), abs=1e-8)
+    assert lanczos.magnetisation_correlation(0, 6) == pytest.approx(arpack.magnetisation_correlation(0, 6), abs=1e-8)

@@ -3,8 +3,9 @@ trapped attractive Hubbard chain and two-leg ladder.
 
 Spin operators are S = sigma/2 (TeNPy's SpinChain): E0(L=6) = -2.4935771338879 (exact diagonalisation).
 TeNPy's FermiHubbardChain adds -mu_i n_i, so the trap V_i = (4 A / L^2)(i - (L - 1)/2)^2 enters as
-mu_i = -V_i.  TeNPy's TFIChain is H = -J sum X_i X_{i+1} - g sum Z_i in Pauli operators.  All are checked
-against exact diagonalisation in tests/verifiers/library/.
+mu_i = -V_i.  Spin-resolved densities are <n_i,up> and <n_i,down> (TeNPy's Nu, Nd); the ladder's leg spin
+correlation uses M = n_up - n_down = 2 S^z.  TeNPy's TFIChain is H = -J sum X_i X_{i+1} - g sum Z_i in
+Pauli operators.  All are checked against exact diagonalisation in tests/verifiers/library/.
 """
 
 from __future__ import annotations
@@ -32,9 +33,15 @@ def initialstate_neel(model: SpinChain) -> MPS:
 
 def effector_dmrg(psi: MPS, model: SpinChain | TFIChain | FermiHubbardModel, chi_max: int, svd_min: float,
                   max_sweeps: int) -> float:
-    """Two-site DMRG with a mixer; ``psi`` becomes the ground state, the energy is returned."""
+    """Two-site DMRG with a mixer; ``psi`` becomes the ground state, in canonical form, the energy is returned.
+
+    TeNPy 1.1 skips its final canonicalisation while the mixer is on (the first 15 sweeps), and expectation
+    values of a truncated, non-canonical MPS are biased (a trapped chain of 80 sites at chi 40: the
+    densities summed to N + 0.02), so the state is brought into canonical form here."""
     options = {"mixer": True, "max_sweeps": max_sweeps, "trunc_params": {"chi_max": chi_max, "svd_min": svd_min}}
-    return float(dmrg.run(psi, model, options)["E"])
+    energy = float(dmrg.run(psi, model, options)["E"])
+    psi.canonical_form()
+    return energy
 
 
 def observable_sz_profile(psi: MPS) -> list[float]:
@@ -87,6 +94,29 @@ def initialstate_fermions(model: FermiHubbardModel, N_up: int, N_down: int) -> M
 def observable_density(psi: MPS) -> list[float]:
     """n_i = <n_i,up + n_i,down>."""
     return [float(value) for value in psi.expectation_value("Ntot")]
+
+
+def observable_density_up(psi: MPS) -> list[float]:
+    """<n_i,up> on every site, in MPS order (site i of the chain; 2 x + y on the ladder)."""
+    return [float(value) for value in psi.expectation_value("Nu")]
+
+
+def observable_density_down(psi: MPS) -> list[float]:
+    """<n_i,down> on every site, in MPS order."""
+    return [float(value) for value in psi.expectation_value("Nd")]
+
+
+def observable_leg_spin_correlation(psi: MPS, model: FermiHubbardModel) -> list[float]:
+    """S11(l) = <M_(i,0) M_(j,0)> for l = 1 .. L - 1 on a ladder of L rungs (list index l - 1).
+
+    M = n_up - n_down (= 2 S^z; not connected, no factor 1/2) on leg 0; the rungs, 0-based, are
+    i = (L - 1 - l) // 2 and j = i + l, as symmetric about the centre as the integers allow (for L = 6,
+    l = 2: rungs 1 and 3)."""
+    L = model.lat.Ls[0]
+    site = {x: int(model.lat.lat2mps_idx([x, 0])) for x in range(L)}
+    return [4 * float(np.real(psi.expectation_value_term([("Sz", site[(L - 1 - l) // 2]),
+                                                          ("Sz", site[(L - 1 - l) // 2 + l])])))
+            for l in range(1, L)]
 
 
 HEISENBERG_CHAIN = BackgroundPipeline(
@@ -142,4 +172,45 @@ TRAPPED_HUBBARD_LADDER = BackgroundPipeline(
     steps=_trapped_hubbard_steps(hamiltonian_trapped_hubbard_ladder),
 )
 
-PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER)
+def observable_particle_numbers(psi: MPS) -> list[float]:
+    """[N_up, N_down]: the total number of each species, which the particle-number sectors fix."""
+    return [float(np.sum(psi.expectation_value("Nu"))), float(np.sum(psi.expectation_value("Nd")))]
+
+
+def observable_spin_densities(psi: MPS) -> list[list[float]]:
+    """[<n_i,up>, <n_i,down>] for every site in MPS order: one row per site, so reversing the rows reflects
+    the lattice (a spatial symmetry checks both species at once)."""
+    return [[float(up), float(down)] for up, down in zip(psi.expectation_value("Nu"), psi.expectation_value("Nd"))]
+
+
+TRAPPED_HUBBARD_SPIN_RESOLVED = BackgroundPipeline(
+    backend="tenpy", name="trapped_hubbard_spin_resolved",
+    model="trapped_hubbard_spin_resolved", lattice="chain", method="dmrg",
+    params={"L": 6, "t": 1.0, "U": -4.0, "A": 2.0, "N_up": 3, "N_down": 2, "chi_max": 32, "svd_min": 1e-10,
+            "max_sweeps": 10},
+    steps=(
+        *_trapped_hubbard_steps(hamiltonian_trapped_hubbard),
+        BackgroundStep("observable", observable_density_up, "density_up"),
+        BackgroundStep("observable", observable_density_down, "density_down"),
+        BackgroundStep("observable", observable_particle_numbers, "particle_numbers"),
+        BackgroundStep("observable", observable_spin_densities, "spin_densities"),
+    ),
+)
+"""The trapped chain with spin-imbalanced populations: total and spin-resolved densities (Tezuka & Ueda 2008)."""
+
+HUBBARD_LADDER_CORRELATION = BackgroundPipeline(
+    backend="tenpy", name="hubbard_ladder_correlation",
+    model="trapped_hubbard_spin_correlation", lattice="ladder", method="dmrg",
+    params={"L": 4, "t": 1.0, "U": 4.0, "A": 0.0, "N_up": 4, "N_down": 4, "chi_max": 256, "svd_min": 1e-10,
+            "max_sweeps": 10},
+    steps=(
+        *_trapped_hubbard_steps(hamiltonian_trapped_hubbard_ladder),
+        BackgroundStep("observable", observable_leg_spin_correlation, "leg_spin_correlation"),
+        BackgroundStep("observable", observable_particle_numbers, "particle_numbers"),
+        BackgroundStep("observable", observable_spin_densities, "spin_densities"),
+    ),
+)
+"""The ladder (A = 0: no trap) at half filling: density and the leg spin correlation S11 (Noack et al. 1994)."""
+
+PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER, TRAPPED_HUBBARD_SPIN_RESOLVED,
+             HUBBARD_LADDER_CORRELATION)

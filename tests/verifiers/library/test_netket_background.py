@@ -1,17 +1,28 @@
-"""NetKet background functions on the periodic six-spin transverse-field Ising and Heisenberg chains.
+"""NetKet background functions on the periodic six-spin transverse-field Ising and Heisenberg chains, and
+the momentum-resolved spectrum of the Bose-Hubbard ring.
 
 Reference: NetKet's Ising is H = -h sum X_i + J sum Z_i Z_{i+1} with Pauli operators (see
 ../shared/BACKENDS.md), built here with numpy kron; a variational energy never lies below the exact
-ground state (up to its Monte Carlo error).
+ground state (up to its Monte Carlo error).  The Bose-Hubbard energies are checked against
+physvec.qmp_bench.independent.bose_hubbard (numpy only, its own basis and momentum construction) and the
+free-boson closed form.  The SR pipeline's ring of eight spins is checked against Lanczos in the
+zero-magnetisation sector (physvec.qmp_bench.independent.spin_chains, Pauli units like NetKet).
 """
 
 from __future__ import annotations
 
+import math
+
+import netket as nk
 import numpy as np
 import pytest
 
+from physvec.qmp_bench.independent.bose_hubbard import free_boson_lowest_energies, lowest_energies_by_momentum
+from physvec.qmp_bench.independent.spin_chains import heisenberg_sector_energy
+from physvec.verifiers.library import best_pipeline
 from physvec.verifiers.library.netket_background import (
-    HEISENBERG_RBM, ISING_RBM, hamiltonian_heisenberg, hamiltonian_ising, lattice_chain,
+    BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM, HEISENBERG_RBM_SR, ISING_RBM, effector_momentum_lowest_energies,
+    hamiltonian_bose_hubbard, hamiltonian_heisenberg, hamiltonian_ising, lattice_chain, site_fock_bosons,
 )
 
 
@@ -66,3 +77,69 @@ def test_the_heisenberg_pipeline_comes_within_one_percent_of_the_exact_energy():
     exact = float(np.linalg.eigvalsh(dense_heisenberg(6, 1.0))[0])
     error = float(namespace["state"].expect(namespace["hamiltonian"]).error_of_mean)
     assert exact - 5 * error - 1e-9 <= namespace["energy"] <= exact * 0.99
+
+
+def test_netkets_bose_hubbard_puts_one_half_before_u():
+    # two bosons on two sites (one bond): |2,0>, |1,1>, |0,2> with <1,1|H|2,0> = -t sqrt(2) and diagonal U, 0, U
+    # for (U/2) n (n - 1); the odd state |2,0> - |0,2> has E = U, the even pair E = (U -+ sqrt(U^2 + 16 t^2)) / 2
+    graph = nk.graph.Chain(length=2, pbc=False)
+    hamiltonian = hamiltonian_bose_hubbard(site_fock_bosons(graph, N=2), graph, t=1.0, U=1.0)
+    expected = sorted([1.0, (1 - math.sqrt(17)) / 2, (1 + math.sqrt(17)) / 2])
+    assert np.linalg.eigvalsh(hamiltonian.to_dense()) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_momentum_spectrum_agrees_with_the_independent_reference_in_every_sector():
+    default = BOSE_HUBBARD_MOMENTUM.run()
+    assert default["energies_by_momentum"] == pytest.approx(lowest_energies_by_momentum(4, 4, 1.0, 1.0), abs=1e-8)
+    six = BOSE_HUBBARD_MOMENTUM.run(L=6, N=6)  # sectors of 75-80 states: the ARPACK branch
+    energies = six["energies_by_momentum"]
+    assert len(energies) == 6 and energies == pytest.approx(lowest_energies_by_momentum(6, 6, 1.0, 1.0), abs=1e-8)
+    assert energies == pytest.approx(energies[:1] + energies[:0:-1], abs=1e-8), "E(k) = E(-k): reflection symmetry"
+    # NetKet indexes this small space itself: its own sparse matrix holds the same ground state
+    assert six["hilbert"].n_states == math.comb(11, 6)
+    full = np.linalg.eigvalsh(six["hamiltonian"].to_sparse().toarray())[0]
+    assert six["ground_energy"] == pytest.approx(full, abs=1e-8)
+    assert six["ground_energy"] == energies[0], "hopping -t < 0 on bosons: a positive, k = 0 ground state"
+
+
+def test_free_bosons_fill_the_single_particle_levels():
+    # U = 0: N bosons in levels -2t cos(2 pi q / L) with sum q = m (mod L); at L = N = 6 that is -12, -11, -10, -9
+    energies = BOSE_HUBBARD_MOMENTUM.run(L=6, N=6, U=0.0)["energies_by_momentum"]
+    assert energies == pytest.approx(free_boson_lowest_energies(6, 6, 1.0), abs=1e-8)
+    assert energies == pytest.approx([-12.0, -11.0, -10.0, -9.0, -10.0, -11.0], abs=1e-8)
+
+
+def test_an_open_chain_has_no_momentum_sectors():
+    open_chain = nk.graph.Chain(length=4, pbc=False)
+    hamiltonian = hamiltonian_bose_hubbard(site_fock_bosons(open_chain, N=4), open_chain, t=1.0, U=1.0)
+    with pytest.raises(ValueError, match="does not commute with the translation"):
+        effector_momentum_lowest_energies(hamiltonian)
+
+
+def test_sr_reaches_the_exact_ground_energy_of_the_eight_spin_ring_from_above():
+    params = HEISENBERG_RBM_SR.params
+    namespace = HEISENBERG_RBM_SR.run()
+    exact = heisenberg_sector_energy(8, 1.0, 0, True)   # -14.6043736 (Pauli units), Lanczos
+    state, _ = namespace["optimisation"]
+    error = float(state.expect(namespace["hamiltonian"]).error_of_mean)
+    energy, history = namespace["energy"], namespace["energy_history"]
+    assert isinstance(energy, float) and 0 < error < 0.05
+    # variational bound: the final energy lies above E_0 up to 5 of its Monte Carlo errors; a point of the
+    # curve is an estimate for a state still moving, with errors up to ~0.015 near convergence (one point
+    # lay 1.3 of them, 0.016, below E_0), so the curve is held to 0.05 (0.3 %) below E_0
+    assert energy >= exact - 5 * error - 1e-9
+    assert min(history) >= exact - 0.05
+    assert abs(energy - exact) <= 2e-3 * abs(exact), "30 SR steps of an 80-parameter RBM: within 0.2 %"
+    assert len(history) == params["n_iter"] and all(isinstance(e, float) and math.isfinite(e) for e in history)
+    assert history[0] > exact + 1.0, "the random initial RBM is far above the ground state"
+    assert abs(np.mean(history[-5:]) - energy) <= 0.01 * abs(exact), "the curve ends at the final energy"
+
+
+def test_netket_scripts_are_tested_in_the_pipeline_of_their_parameters():
+    ising = {"L": 6, "h": 1.0, "J": -1.0, "alpha": 1, "n_samples": 256, "n_iter": 5, "learning_rate": 0.05, "seed": 1}
+    heisenberg = {"L": 6, "J": 1.0, "total_sz": 0, "alpha": 1, "n_samples": 256, "n_iter": 100,
+                  "learning_rate": 0.05, "seed": 0}
+    assert best_pipeline("netket", ising).name == "ising_rbm"
+    assert best_pipeline("netket", heisenberg).name == "heisenberg_rbm", "a tie goes to the earlier pipeline"
+    assert best_pipeline("netket", {**heisenberg, "diag_shift": 0.01}).name == "heisenberg_rbm_sr"
+    assert best_pipeline("netket", {"L": 4, "N": 4, "t": 1.0, "U": 1.0}).name == "bose_hubbard_momentum_spectrum"
