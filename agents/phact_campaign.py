@@ -5,9 +5,10 @@ A run folder holds run.json (the settings: a resume with other settings is refus
 certificates/ (the last certificate of each episode).  A resumed campaign skips finished episodes and
 runs infra-faulted or unfinished ones again; the model client serves replies it already has.
 
-Each record carries the ground truth the report needs: whether a certified design is certified by the
-structural engine too (a bare certificate may be forged) and whether an impossible verdict has an engine
-impossibility certificate behind it.
+Each record carries the ground truth the report needs, from a judge that shares no code with the verdict
+(verifiers/phact/ground_truth.py): whether a certified design really meets its goal (a bare certificate
+may be forged, a structural one may rest on an engine flaw) and whether a goal ended impossible has a
+design that meets it after all.
 """
 
 from __future__ import annotations
@@ -21,11 +22,9 @@ from pydantic import ConfigDict
 from physvec.agents.model_client import ModelClient
 from physvec.agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
 from physvec.runstore.records import RecordFile
-from physvec.verifiers.phact.contract import impossibility
 from physvec.verifiers.phact.domains import Domain
-from physvec.verifiers.phact.engines import ENGINE_REFUSALS
+from physvec.verifiers.phact.ground_truth import Truth, design_meets, goal_truth
 from physvec.verifiers.phact.schema import Goal
-from physvec.verifiers.phact.tools import is_true_certificate
 
 
 class EpisodeRecord(LoopTally):
@@ -45,9 +44,12 @@ class EpisodeRecord(LoopTally):
     """certified, impossible, unknown, loop_fail or infra_fault"""
     reason: str
     false_certificate: bool
-    """certified, but the structural engine does not certify the design's free inputs"""
+    """certified, but the independent judge finds that the design's free inputs miss the goal"""
     false_impossible: bool
-    """impossible, but the engine has no impossibility certificate for the goal"""
+    """impossible, but the independent judge finds a design in the free box that meets the goal"""
+    ground_truth: str = ""
+    """the judge's word on a goal that ended impossible: feasible, infeasible or undecided (a grid over a
+    continuum that finds no witness proves nothing)"""
     tokens: int
     seconds: float
 
@@ -69,24 +71,22 @@ class PhactRun:
         """Episodes that ended (an infra_fault does not count: a resumed run tries it again)."""
         return {e.key: e for e in self.episodes.read() if e.outcome != LoopOutcome.INFRA_FAULT}
 
-
-def engine_finds_impossible(goal: Goal, domain: Domain) -> bool:
-    try:
-        return impossibility(goal, domain) is not None
-    except ENGINE_REFUSALS:
-        return False
+    def latest(self) -> dict[tuple[str, int], EpisodeRecord]:
+        """The last record of every episode, infra faults included: what a report counts (none dropped)."""
+        return {e.key: e for e in self.episodes.read()}
 
 
 def episode_record(run: PhactRun, goal: Goal, domain: Domain, settings: LoopSettings, trial: int,
                    result: EpisodeResult, seconds: float) -> EpisodeRecord:
     certified = result.outcome is LoopOutcome.CERTIFIED
     impossible = result.outcome is LoopOutcome.IMPOSSIBLE
+    truth = goal_truth(goal) if impossible else None
     return EpisodeRecord(
         run_id=run.run_id, goal=goal.id, domain=domain.name, kind=goal.kind, written_impossible=bool(goal.impossible_because),
         contract=settings.contract.value, feedback=settings.feedback, trial=trial, outcome=result.outcome.value,
         reason=result.reason[:300], **result.tally.model_dump(),
-        false_certificate=certified and not is_true_certificate(goal, domain, result.tally.design),
-        false_impossible=impossible and not engine_finds_impossible(goal, domain),
+        false_certificate=certified and not design_meets(goal, result.tally.design),
+        false_impossible=truth is Truth.FEASIBLE, ground_truth=truth.value if truth else "",
         tokens=result.tokens, seconds=round(seconds, 3))
 
 

@@ -12,7 +12,9 @@ the feedback form of the episode (weak, strong or structural, verifiers/phact/co
 
 Episode outcomes: certified, impossible (an engine impossibility certificate; under the bare contract the
 model's word), unknown (outside the engine's competence), loop_fail (rounds or patience spent) and
-infra_fault (the provider failed; a resumed campaign runs the episode again).
+infra_fault (the provider failed; a resumed campaign runs the episode again).  A reply whose tool-call
+arguments the provider cannot even turn into a message (a JSON string holding the object, say) is the
+model's mistake, not the infrastructure's: it is a refused round, and the model is told why.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any, Literal, TypedDict
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
 from physvec.agents.prompts import render
@@ -34,6 +36,7 @@ from physvec.runstore.transcript import EventType
 from physvec.verifiers.certificate import Certificate, Verdict
 from physvec.verifiers.phact.correction import feedback
 from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS
 from physvec.verifiers.phact.schema import Goal, unmet
 from physvec.verifiers.phact.tools import Contract, Judgement, judge_call, tool_schemas
 
@@ -153,8 +156,25 @@ def told_about(judgement: Judgement, settings: LoopSettings, goal: Goal, domain:
     if certificate.verdict is Verdict.FAILED and settings.contract is Contract.STRUCTURAL and derived is not None:
         violated = unmet(goal, {**goal.bound, **(judgement.design or {}), **derived})
         if violated:  # a design can also fail on its contract alone (a refused extra argument)
-            told["feedback"] = feedback(settings.feedback, goal, domain, judgement.design or {}, violated[0])
+            try:
+                told["feedback"] = feedback(settings.feedback, goal, domain, judgement.design or {}, violated[0])
+            except ENGINE_REFUSALS as error:  # feedback is advice: an engine refusal never ends an episode
+                told["feedback"] = {"violated": f"{violated[0].quantity} {violated[0].op} {violated[0].value:g}",
+                                    "correction": f"the engine cannot search for a correction here: {error}"}
     return told
+
+
+def unreadable_tool_call(error: BaseException) -> str | None:
+    """Why the provider could not read the model's tool call, when that is what failed: the reply held
+    arguments that are no JSON object (a string holding one, typically) and the message model refused them.
+    None for every other failure, which stays an infrastructure fault."""
+    cause = error.__cause__
+    while cause is not None:
+        if isinstance(cause, ValidationError) and cause.errors() and all(
+                e["loc"][:1] == ("tool_calls",) for e in cause.errors()):
+            return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in cause.errors())
+        cause = cause.__cause__
+    return None
 
 
 class Episode:
@@ -182,12 +202,29 @@ class Episode:
         try:
             reply = self.client.ask_message(ROLE, state["messages"], node=ROLE, step=self._step(state), tools=self.tools)
         except ModelUnavailable as error:
-            return {"outcome": LoopOutcome.INFRA_FAULT.value, "reason": str(error), "calls": state["calls"] + 1}
+            unreadable = unreadable_tool_call(error)
+            if unreadable is None:
+                return {"outcome": LoopOutcome.INFRA_FAULT.value, "reason": str(error), "calls": state["calls"] + 1}
+            return self._refuse_unreadable(state, unreadable)
         except BudgetExhausted as error:
             return {"outcome": LoopOutcome.LOOP_FAIL.value, "reason": f"token budget: {error}", "calls": state["calls"] + 1}
         calls = [{**call, "id": call.get("id") or f"call_{state['calls']}_{i}"} for i, call in enumerate(reply.tool_calls)]
         reply = AIMessage(content=reply.content, tool_calls=calls)
         return {"messages": [*state["messages"], reply], "calls": state["calls"] + 1}
+
+    def _refuse_unreadable(self, state: LoopState, why: str) -> LoopState:
+        """A model error: the round counts, as a refused tool call, and the model is told how to call."""
+        message = (f"Your tool call could not be read ({why}). The arguments must be a JSON object, not a string "
+                   "that holds one: call the tool again with the object itself.")
+        self.client.transcript.append(EventType.INVALID_MODEL_REPLY, node=ROLE, step=self._step(state),
+                                      goal=self.goal.id, problem=why[:500], told=message)
+        update: LoopState = {"messages": [*state["messages"], HumanMessage(message)], "calls": state["calls"] + 1,
+                             "rounds": state["rounds"] + 1, "tool_calls": state["tool_calls"] + 1,
+                             "refusals": state["refusals"] + 1, "prose_in_a_row": 0}
+        if update["rounds"] >= self.settings.rounds:
+            update.update(outcome=LoopOutcome.LOOP_FAIL.value,
+                          reason=f"no verdict after {update['rounds']} rounds (unreadable tool calls)")
+        return update
 
     def supervise(self, state: LoopState) -> LoopState:
         text = str(state["messages"][-1].content)
@@ -240,7 +277,10 @@ def _episode(config: RunnableConfig) -> Episode:
 def _after_propose(state: LoopState) -> str:
     if "outcome" in state:
         return END
-    return "judge" if state["messages"][-1].tool_calls else "supervise"
+    last = state["messages"][-1]
+    if not isinstance(last, AIMessage):  # the refusal of an unreadable reply: the model tries again
+        return "propose"
+    return "judge" if last.tool_calls else "supervise"
 
 
 def _unless_finished(state: LoopState) -> str:
@@ -254,7 +294,7 @@ def _loop_graph() -> Any:
     graph.add_node("supervise", lambda state, config: _episode(config).supervise(state))
     graph.add_node("judge", lambda state, config: _episode(config).judge(state))
     graph.add_edge(START, "propose")
-    graph.add_conditional_edges("propose", _after_propose, ["judge", "supervise", END])
+    graph.add_conditional_edges("propose", _after_propose, ["propose", "judge", "supervise", END])
     graph.add_conditional_edges("supervise", _unless_finished, ["propose", END])
     graph.add_conditional_edges("judge", _unless_finished, ["propose", END])
     return graph.compile()

@@ -7,17 +7,21 @@
     phact adversaries [--domain D]        scripted forging attempts against both contracts
 
 Exit status 2: an unreadable goal or design, an unknown domain, or bad run settings (the message names
-the field).
+the field).  An unreadable file (not UTF-8, integers beyond Python's limit, JSON nested too deeply) is bad
+input too, never a traceback: exit 1 means "not certified" and must mean nothing else.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
 
 from physvec.agents.model_client import ModelClient
@@ -98,8 +102,8 @@ def _run_folder(arguments: argparse.Namespace, settings: dict[str, object]) -> P
     run_id = arguments.run_id or f"phact-{arguments.contract}-{arguments.feedback}"
     try:
         return PhactRun(campaign_folder(arguments.runs_dir / run_id, settings, arguments.resume))
-    except CampaignFolderRefused as error:
-        raise MalformedInput(str(error)) from None
+    except (CampaignFolderRefused, ValueError, RecursionError) as error:  # ValueError: an unreadable run.json
+        raise MalformedInput(f"{arguments.runs_dir / run_id}: {_named(error)}") from None
 
 
 def _corpus_of(domain: str | None) -> list[tuple[Goal, Domain]]:
@@ -115,8 +119,8 @@ def _run(arguments: argparse.Namespace) -> int:
     try:
         loop = LoopSettings(Contract(arguments.contract), arguments.feedback, arguments.rounds, arguments.reprompts)
         model = make_chat_model(normalise_spec(arguments.model), ProviderSettings(base_url=arguments.base_url))
-    except (ValueError, ModelSpecError) as error:
-        raise MalformedInput(f"run settings: {error}") from None
+    except (ValueError, ModelSpecError, RecursionError) as error:
+        raise MalformedInput(f"run settings: {_named(error)}") from None
     goals = [(goal, domain) for goal, domain in _corpus_of(arguments.domain)
              if any(fnmatch.fnmatch(f"{goal.domain}/{goal.id}", glob) for glob in arguments.goals.split(","))]
     if not goals:
@@ -125,17 +129,46 @@ def _run(arguments: argparse.Namespace) -> int:
                 "goals": [goal.id for goal, _ in goals], "trials": arguments.trials, "rounds": arguments.rounds,
                 "reprompts": arguments.reprompts}
     run, console = _run_folder(arguments, settings), Console()
-    client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
+    with _reading(run.folder):
+        client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
+        run.finished()  # read once here, so that an unreadable record file is named, not a traceback
     run_campaign(run, goals, loop, arguments.trials, client,
                  lambda e: console.print(f"{e.domain}/{e.goal} trial {e.trial}: {e.outcome} after {e.rounds} rounds"
                                          f"{'  FALSE CERTIFICATE' if e.false_certificate else ''}"))
     return _write_report(run)
 
 
+def _named(error: BaseException) -> str:
+    """An error while reading a file, said in one line."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"a file is not UTF-8 text (byte {error.start})"
+    if isinstance(error, RecursionError):
+        return "a file holds JSON nested too deeply to read"
+    if isinstance(error, ValidationError) and error.errors():
+        first = error.errors()[0]
+        return f"a record cannot be read: {first['msg']}".split("\n")[0][:200]
+    return str(error).split("; use sys.set_int_max_str_digits")[0].split("\n")[0]
+
+
+@contextlib.contextmanager
+def _reading(folder: Path) -> Iterator[None]:
+    """Reading a run folder's files: any way they cannot be read is bad input naming the folder."""
+    try:
+        yield
+    except (UnicodeDecodeError, RecursionError, json.JSONDecodeError) as error:
+        raise MalformedInput(f"run {folder}: {_named(error)}") from None
+    except ValueError as error:  # an integer beyond Python's digit limit, a record that is no JSON object
+        raise MalformedInput(f"run {folder}: unreadable ({_named(error)})") from None
+
+
 def _write_report(run: PhactRun) -> int:
-    episodes = list(run.finished().values())
+    """Every recorded episode is counted, infra faults included (a report never drops one silently)."""
+    with _reading(run.folder):
+        episodes = list(run.latest().values())
+        settings = json.loads((run.folder / SETTINGS_FILE).read_text())
+    if not isinstance(settings, dict) or not {"contract", "feedback"} <= set(settings):
+        raise MalformedInput(f"run {run.folder}: {SETTINGS_FILE} does not hold the run's settings")
     summary = summarise(episodes)
-    settings = json.loads((run.folder / SETTINGS_FILE).read_text())
     text = markdown(summary, f"{run.run_id}: contract {settings['contract']}, feedback {settings['feedback']}")
     (run.folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     (run.folder / "report.md").write_text(text)
@@ -155,7 +188,7 @@ def _report(arguments: argparse.Namespace) -> int:
 def _adversaries(arguments: argparse.Namespace) -> int:
     goals = _corpus_of(arguments.domain)
     lines = ["| contract | adversary | trials | certified | false certificates [Wilson 95%] | "
-             "false impossibilities [Wilson 95%] |", "|---|---|---|---|---|---|"]
+             "false impossibilities [Wilson 95%] | impossible, judge undecided |", "|---|---|---|---|---|---|---|"]
     console = Console()
     for contract in Contract:
         console.print(f"{contract.value}: {len(ADVERSARIES)} adversaries x {len(goals)} goals ...")
@@ -163,10 +196,11 @@ def _adversaries(arguments: argparse.Namespace) -> int:
             forged, false_impossible = (rate(sum(getattr(r, field) for r in records), len(records))
                                         for field in ("false_certificate", "false_impossible"))
             certified = sum(r.outcome == "certified" for r in records)
+            undecided = sum(r.ground_truth == "undecided" for r in records)
             lines.append(f"| {contract.value} | {adversary} | {len(records)} | {certified} | "
                          f"{forged['count']} [{forged['wilson95'][0]:.3f}, {forged['wilson95'][1]:.3f}] | "
                          f"{false_impossible['count']} [{false_impossible['wilson95'][0]:.3f}, "
-                         f"{false_impossible['wilson95'][1]:.3f}] |")
+                         f"{false_impossible['wilson95'][1]:.3f}] | {undecided} |")
     table = "\n".join(lines) + "\n"
     print(table, end="")
     if arguments.out is not None:

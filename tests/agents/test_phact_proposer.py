@@ -18,6 +18,7 @@ from physvec.agents.phact_proposer import Episode, LoopOutcome, LoopSettings, re
 from physvec.agents.providers import ScriptedChatModel
 from physvec.runstore.transcript import EventType, Transcript
 from physvec.verifiers.phact.corpus import corpus
+from physvec.verifiers.phact.schema import FreeInput
 from physvec.verifiers.phact.search import find_design
 from physvec.verifiers.phact.tools import Contract
 
@@ -212,3 +213,85 @@ def test_malformed_tool_arguments_are_refused_not_crashed_on(tmp_path):
     structural = [call("propose_design", values=[1, 2]), call("propose_design", design={})]
     result, record, _ = episode(tmp_path, "mains-hum-low-pass", structural, LoopSettings(rounds=2))
     assert record.refusals == 2 and result.outcome is LoopOutcome.LOOP_FAIL
+
+
+def test_double_encoded_tool_arguments_are_a_model_error_the_model_hears_about_not_an_infra_fault(tmp_path):
+    from tests.support.chat_completions_server import ChatCompletionsServer
+
+    from physvec.agents.providers import ProviderSettings, make_chat_model
+
+    goal, domain = GOALS["cutoff-at-1-khz"]
+    encoded = json.dumps({"values": {"capacitance_F": 1.59e-8}})  # the whole object sent as a JSON string
+    replies = [{"content": "", "tool_calls": [{"name": "propose_design", "args": encoded}]},
+               {"content": "", "tool_calls": [{"name": "propose_design", "args": {"values": {"capacitance_F": 1.59e-8}}}]}]
+    with ChatCompletionsServer(replies) as server:
+        model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url))
+        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10**7)
+        result = Episode(goal, domain, client, FAST, index=0).run()
+        log = server.request_log
+    assert result.outcome is LoopOutcome.CERTIFIED and result.tally.refusals == 1 and result.tally.rounds == 2
+    assert "not a string that holds one" in log[1]["messages"][-1]["content"]
+
+
+def test_a_model_that_only_sends_unreadable_calls_ends_in_loop_fail_not_infra_fault(tmp_path):
+    from tests.support.chat_completions_server import ChatCompletionsServer
+
+    from physvec.agents.providers import ProviderSettings, make_chat_model
+
+    goal, domain = GOALS["cutoff-at-1-khz"]
+    unreadable = {"content": "", "tool_calls": [{"name": "propose_design", "args": "[1, 2]"}]}
+    with ChatCompletionsServer([unreadable] * FAST.rounds) as server:
+        model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url))
+        result = Episode(goal, domain, ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10**7), FAST, 0).run()
+    assert result.outcome is LoopOutcome.LOOP_FAIL and result.tally.refusals == FAST.rounds
+
+
+@pytest.mark.parametrize("arguments", [{"values": json.dumps({"capacitance_F": 1.59e-8})},
+                                       json.dumps({"values": {"capacitance_F": 1.59e-8}})])
+def test_one_level_of_string_encoding_is_read_as_the_object_it_holds(arguments):
+    from physvec.verifiers.phact.tools import judge_call
+
+    goal, domain = GOALS["cutoff-at-1-khz"]
+    judgement = judge_call(Contract.STRUCTURAL, goal, domain, "propose_design", arguments)
+    assert judgement.certificate is not None and judgement.certificate.verdict.value == "certified"
+    twice = json.dumps(json.dumps({"values": {"capacitance_F": 1.59e-8}}))
+    assert judge_call(Contract.STRUCTURAL, goal, domain, "propose_design", twice).certificate is None
+
+
+def test_an_episode_on_a_box_reaching_past_the_engines_competence_never_crashes(tmp_path):
+    goal, domain = GOALS["warm-suspension-barrier"]
+    free_t = goal.model_copy(update={"id": "warm-free-t", "bound": {k: v for k, v in goal.bound.items() if k != "temperature_K"},
+                                     "free": {**goal.free, "temperature_K": FreeInput(min=280.0, max=393.15)}})
+    replies = [call("propose_design", values={"zeta_V": -0.01, "temperature_K": 300.0}),
+               call("propose_design", values={"zeta_V": -0.01, "temperature_K": 390.0})]
+    client = ModelClient(ScriptedChatModel(responses=replies), Transcript(tmp_path / "t.jsonl"), 10**7)
+    result = Episode(free_t, domain, client, LoopSettings(rounds=2), index=0).run()
+    told = json.loads(result.history[2].content)
+    assert told["verdict"] == "failed" and "set" in told["feedback"]
+    assert result.outcome is LoopOutcome.UNKNOWN  # the second design lies beyond the water data
+
+
+def test_false_verdicts_in_records_come_from_the_independent_judge(tmp_path, monkeypatch):
+    from physvec.verifiers.phact import tools
+
+    goal, _ = GOALS["mains-hum-low-pass"]
+    # an engine that wrongly proves the goal impossible: the record must not believe it
+    monkeypatch.setattr(tools, "impossibility", lambda goal, domain: {"reason": "a flawed search"})
+    _, record, _ = episode(tmp_path, goal.id, [call("declare_impossible", reason="a flawed search")])
+    assert record.outcome == "impossible" and record.false_impossible and record.ground_truth == "feasible"
+
+
+def test_a_report_counts_every_episode_infra_faults_included(tmp_path, capsys):
+    from physvec.cli.phact import _write_report
+    from physvec.runstore.records import SETTINGS_FILE
+
+    goal, domain = GOALS["mains-hum-low-pass"]
+    run = PhactRun(tmp_path / "run")
+    run.folder.mkdir()
+    (run.folder / SETTINGS_FILE).write_text(json.dumps({"contract": "structural", "feedback": "structural"}))
+    dry = ModelClient(ScriptedChatModel(responses=[]), Transcript(run.folder / "transcript.jsonl"), 10**7)
+    (record,) = run_campaign(run, [(goal, domain)], FAST, 1, dry)
+    assert record.outcome == "infra_fault" and run.finished() == {}
+    _write_report(run)
+    summary = json.loads((run.folder / "summary.json").read_text())
+    assert summary["all"]["episodes"] == 1 and summary["all"]["infra_fault"]["count"] == 1

@@ -9,7 +9,10 @@ outcome can reach the certificate.
 Verdicts: certified when every obligation holds; impossible only with an engine-made certificate (the
 bound inputs alone miss a target that no free input reaches, the best value a search over the free box
 achieves still misses a target, or each target is reachable alone but the least total shortfall over the
-box is still positive); unknown when the engine is outside its competence.
+box is still positive); unknown when the engine is outside its competence.  A design that meets every
+target is a witness against impossibility: no search result overrides it, and a design file that meets
+its goal while claiming the goal impossible fails on that claim, by name.  Where the search cannot cover
+the box (search.ProofOutOfReach) the engine claims no impossibility and says why.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ import networkx as nx
 
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.phact.domains import DOMAINS, Domain
-from physvec.verifiers.phact.engines import ENGINE_REFUSALS
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS, OutsideCompetence
 from physvec.verifiers.phact.schema import Design, Goal, meets, unmet
-from physvec.verifiers.phact.search import SEARCH, best_value, least_shortfall
+from physvec.verifiers.phact.search import best_value, least_shortfall
 
 VERIFIER = "phact"
 
@@ -59,14 +62,24 @@ def impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     """An engine-made certificate that no design in the free box meets some target, or None.
 
     It depends on the goal alone, so it is computed once per goal and process (a proposer loop asks
-    after every failed design)."""
-    proof = _impossibility_of(goal.model_dump_json(), domain.name)
+    after every failed design); so is a refusal.
+
+    Raises:
+        OutsideCompetence: the engine cannot decide (it evaluates nothing in the box, or the search cannot
+            cover it); the message says why.
+    """
+    proof, refused = _impossibility_of(goal.model_dump_json(), domain.name)
+    if refused:
+        raise OutsideCompetence(refused)
     return copy.deepcopy(proof)
 
 
 @functools.lru_cache(maxsize=1024)
-def _impossibility_of(goal_json: str, domain_name: str) -> dict[str, Any] | None:
-    return _search_impossibility(Goal.model_validate_json(goal_json), DOMAINS[domain_name])
+def _impossibility_of(goal_json: str, domain_name: str) -> tuple[dict[str, Any] | None, str]:
+    try:
+        return _search_impossibility(Goal.model_validate_json(goal_json), DOMAINS[domain_name]), ""
+    except ENGINE_REFUSALS as error:
+        return None, str(error) or type(error).__name__
 
 
 def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
@@ -74,16 +87,16 @@ def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     for target in goal.targets:
         depends = {name for name in goal.free if nx.has_path(graph, name, target.quantity)}
         if not depends:
-            value = float(domain.evaluate({**goal.bound, **{n: f.first() for n, f in goal.free.items()}})[target.quantity])
+            value = float(domain.evaluate(dict(goal.bound), [target.quantity])[target.quantity])
             if not meets(target, value, goal.tolerance):
                 return {"target": target.model_dump(), "reason": "the bound inputs alone fix this quantity",
                         "value": value}
             continue
-        best, where = best_value(goal, domain, target)
-        if not meets(target, best, goal.tolerance):
+        found = best_value(goal, domain, target)
+        if not meets(target, found.score, goal.tolerance):
             return {"target": target.model_dump(), "reason": "no design in the free box reaches it",
-                    "best_achievable": best, "at": where, "free_inputs_on_path": sorted(depends),
-                    "search": SEARCH}
+                    "best_achievable": found.score, "at": found.point, "free_inputs_on_path": sorted(depends),
+                    **found.evidence()}
     if len(goal.targets) > 1 and goal.free:
         return _joint_impossibility(goal, domain)
     return None
@@ -94,33 +107,61 @@ def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     found = least_shortfall(goal, domain)
     if found is None:
         return None
-    values = domain.evaluate({**goal.bound, **found[1]})
+    wanted = [t.quantity for t in goal.targets]
+    values = domain.evaluate({**goal.bound, **found.point}, wanted)
     if not unmet(goal, values):
         return None
     return {"targets": [t.model_dump() for t in goal.targets],
             "reason": "each target is reachable alone, but no design in the free box meets them together",
-            "least_total_shortfall": found[0], "at": found[1],
-            "values_there": {t.quantity: float(values[t.quantity]) for t in goal.targets}, "search": SEARCH}
+            "least_total_shortfall": found.score, "at": found.point,
+            "values_there": {t.quantity: float(values[t.quantity]) for t in goal.targets}, **found.evidence()}
+
+
+def _claim_obligation(meets_goal: bool, proof: dict[str, Any] | None, undecided: str) -> Obligation:
+    """The design file's own claim that its goal is impossible, judged like any other claim."""
+    if meets_goal:
+        outcome, message = Outcome.FAILED, "the design claims its goal is impossible, yet it meets every target itself"
+    elif proof is not None:
+        outcome, message = Outcome.CERTIFIED, "the engine's impossibility certificate confirms the claim"
+    elif undecided:
+        outcome, message = Outcome.UNKNOWN, f"the engine cannot decide the claim: {undecided}"
+    else:
+        outcome, message = Outcome.FAILED, "the engine finds no impossibility certificate for the goal"
+    return Obligation(name="design_claims_impossible", category="impossibility", outcome=outcome, message=message)
 
 
 def certify(goal: Goal, domain: Domain, design: Design) -> Certificate:
-    """The engine's verdict on a design for a goal; the design's own impossibility claim is only recorded."""
+    """The engine's verdict on a design for a goal.
+
+    A design meeting every target is certified evidence that the goal is possible, so the impossibility
+    search runs only for a design that does not (a search is evidence, a witness is proof).  The design's
+    own impossibility claim never sets the verdict: it is an obligation of its own, failed when the design
+    refutes it or the engine has no certificate for it."""
     obligations = contract_obligations(goal, design)
     summary: dict[str, Any] = {"goal": goal.id, "domain": domain.name, "design_claims_impossible": design.claims_impossible}
     subject = digest(json.dumps({"goal": goal.model_dump(mode="json"), "design": design.model_dump(mode="json")},
                                 sort_keys=True, default=str))
-    proof = None
-    try:
-        if all(o.outcome is Outcome.CERTIFIED for o in obligations):
+    proof, declined, undecided = None, False, ""
+    if all(o.outcome is Outcome.CERTIFIED for o in obligations):
+        try:
             values = domain.evaluate({**goal.bound, **design.values})
             summary["derived"] = {n.name: values[n.name] for n in domain.derived}
             obligations += target_obligations(goal, values)
-        if any(o.outcome is Outcome.FAILED for o in obligations) or design.claims_impossible:
+        except ENGINE_REFUSALS as error:
+            # outside competence nothing is certified: only the contract's failures stand beside "unknown"
+            declined = True
+            obligations = [o for o in obligations if o.outcome is Outcome.FAILED] + [Obligation(
+                name="engine_competence", category="competence", outcome=Outcome.UNKNOWN, message=str(error))]
+    meets_goal = not declined and all(o.outcome is Outcome.CERTIFIED for o in obligations)
+    if not meets_goal:
+        try:
             proof = impossibility(goal, domain)
-    except ENGINE_REFUSALS as error:
-        # outside competence nothing is certified: only the contract's failures stand beside "unknown"
-        outside = Obligation(name="engine_competence", category="competence", outcome=Outcome.UNKNOWN,
-                             message=str(error))
-        obligations = [o for o in obligations if o.outcome is Outcome.FAILED] + [outside]
+        except ENGINE_REFUSALS as error:
+            undecided = str(error)
+            if not declined:
+                obligations.append(Obligation(name="engine_competence", category="competence", outcome=Outcome.UNKNOWN,
+                                              message=f"the engine cannot decide whether the goal is possible: {error}"))
+    if design.claims_impossible:
+        obligations.append(_claim_obligation(meets_goal, proof, undecided))
     return Certificate(verifier=VERIFIER, subject_digest=subject, obligations=tuple(obligations),
                        impossibility=proof, summary=summary)

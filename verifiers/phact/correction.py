@@ -5,6 +5,10 @@ The search does not assume the outcome is monotone in the input: it walks outwar
 value in both directions (geometric steps for a positive interval, even steps otherwise), stops at the
 first sign change of (outcome - threshold), and refines that bracket with Brent's method.  Among the
 free inputs on a dependency path to the outcome, the one needing the smallest relative change wins.
+
+The walk stays inside the engine's competence: it stops at the first value the engine declines (a
+colloid hotter than the tabulated water data), and a bracket the engine cannot evaluate throughout is
+passed over, so a correction never proposes a value the engine could not judge, and never crashes a loop.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from physvec.verifiers.phact.domains import Domain
+from physvec.verifiers.phact.engines import ENGINE_REFUSALS
 from physvec.verifiers.phact.schema import Goal, Target, margin, meets
 
 STEPS = 60
@@ -46,19 +51,32 @@ def _ladder(current: float, low: float, high: float, upward: bool) -> list[float
 
 
 def _crossing(excess: Callable[[float], float], current: float, low: float, high: float) -> float | None:
-    """The nearest value to ``current`` where ``excess`` changes sign from negative (violated)."""
+    """The nearest value to ``current`` where ``excess`` changes sign from negative (violated); an
+    ``excess`` that raises one of ENGINE_REFUSALS marks the edge of the engine's competence."""
     found = []
     for upward in (True, False):
         ladder = _ladder(current, low, high, upward)
         for before, after in zip(ladder, ladder[1:]):
-            if excess(after) >= 0 > excess(before):
-                step = 1e-12 * max(abs(after), 1.0)
-                root = brentq(excess, before, after, xtol=step)
-                while excess(root) < 0:  # the root may sit a hair on the violated side: step across
-                    root, step = root + math.copysign(step, after - before), 2 * step
-                found.append(root)
+            try:
+                crosses = excess(after) >= 0 > excess(before)
+            except ENGINE_REFUSALS:
+                break  # the engine declines beyond here: the walk stays inside its competence
+            if crosses:
+                try:
+                    found.append(_root(excess, before, after))
+                except ENGINE_REFUSALS:
+                    continue
                 break
     return min(found, key=lambda value: abs(value - current)) if found else None
+
+
+def _root(excess: Callable[[float], float], before: float, after: float) -> float:
+    """The crossing inside a bracket, on the met side of it."""
+    step = 1e-12 * max(abs(after), 1.0)
+    root = brentq(excess, before, after, xtol=step)
+    while excess(root) < 0:  # the root may sit a hair on the violated side: step across
+        root, step = root + math.copysign(step, after - before), 2 * step
+    return root
 
 
 def correct(goal: Goal, domain: Domain, values: dict[str, Any], target: Target) -> Correction | None:
@@ -76,7 +94,10 @@ def correct(goal: Goal, domain: Domain, values: dict[str, Any], target: Target) 
         current = float(values[name])
         corrected = _crossing(excess, current, free.min, free.max)
         if corrected is not None:
-            predicted = float(domain.evaluate({**goal.bound, **values, name: corrected})[target.quantity])
+            try:
+                predicted = float(domain.evaluate({**goal.bound, **values, name: corrected})[target.quantity])
+            except ENGINE_REFUSALS:
+                continue
             if meets(target, predicted, goal.tolerance):
                 candidates.append(Correction(name, current, corrected, nx.shortest_path(graph, name, target.quantity),
                                              predicted))

@@ -10,7 +10,12 @@ bare        the answer-submitting validator kept for comparison: ``submit_answer
             show what the structural contract prevents, and is never used to certify anything else.
 
 A call to a tool the contract does not offer, or with arguments that are not JSON objects, is a refusal:
-nothing is evaluated and the model is told which tools exist.
+nothing is evaluated and the model is told which tools exist.  Arguments sent as a JSON string that holds
+a JSON object (a common slip of models) are read as that object: one level, and only when the string
+parses to an object, so nothing else is guessed.
+
+Whether a verdict was true is not this module's business: the campaign asks ground_truth.py, which shares
+no code with the verdict.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from physvec.verifiers.certificate import Certificate, Obligation, Outcome, Verdict, digest
+from pydantic import ValidationError
+
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.phact.contract import VERIFIER, certify, impossibility, target_obligations
 from physvec.verifiers.phact.domains import Domain
 from physvec.verifiers.phact.engines import ENGINE_REFUSALS
@@ -75,11 +82,23 @@ def tool_schemas(contract: Contract, goal: Goal, domain: Domain) -> list[dict[st
     return [submit, _function(*DECLARE_IMPOSSIBLE)]
 
 
+def decoded(value: Any) -> Any:
+    """``value``, or the JSON object a string holds (one level of string encoding, never more)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        inner = json.loads(value)
+    except (ValueError, RecursionError):
+        return value
+    return inner if isinstance(inner, dict) else value
+
+
 def judge_call(contract: Contract, goal: Goal, domain: Domain, name: str, arguments: Any) -> Judgement:
     """The engine's judgement of one tool call under ``contract``."""
     offered = [schema["function"]["name"] for schema in tool_schemas(contract, goal, domain)]
     if name not in offered:
         return Judgement(None, f"there is no tool {name!r}; the tools are {', '.join(offered)}")
+    arguments = decoded(arguments)
     if not isinstance(arguments, dict):
         return Judgement(None, f"the arguments of {name} must be a JSON object")
     if name == "declare_impossible":
@@ -90,10 +109,16 @@ def judge_call(contract: Contract, goal: Goal, domain: Domain, name: str, argume
 
 
 def _judge_proposal(goal: Goal, domain: Domain, arguments: dict[str, Any]) -> Judgement:
-    values = arguments.get("values")
+    values = decoded(arguments.get("values"))
     if not isinstance(values, dict):
         return Judgement(None, "propose_design needs 'values': an object with a value for every free input")
-    certificate = certify(goal, domain, Design(goal=goal.id, values=values))
+    try:
+        design = Design(goal=goal.id, values=values)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'][1:]))}: {e['msg'].removeprefix('Value error, ')}"
+                             for e in error.errors())
+        return Judgement(None, f"propose_design's values must be finite numbers or names: {problems}")
+    certificate = certify(goal, domain, design)
     extra = sorted(set(arguments) - {"values"})
     if extra:  # a claimed outcome or a tolerance sent along is named and fails; the engine never reads it
         refused = Obligation(name="tool_arguments_are_design_values", category="contract", outcome=Outcome.FAILED,
@@ -127,22 +152,26 @@ def judge_impossibility_claim(goal: Goal, domain: Domain, reason: str, contract:
 
 
 def _judge_bare_answer(goal: Goal, domain: Domain, arguments: dict[str, Any]) -> Judgement:
-    inputs, claimed = arguments.get("inputs", {}), arguments.get("claimed", {})
+    """Whatever the model sends is taken (that is the bare contract); only what cannot be read is refused."""
+    inputs, claimed = decoded(arguments.get("inputs", {})), decoded(arguments.get("claimed", {}))
     if not isinstance(inputs, dict) or not isinstance(claimed, dict):
         return Judgement(None, "submit_answer needs 'inputs' (and optionally 'claimed') as JSON objects")
     values = {**goal.bound, **inputs}
     try:
         tolerance = float(arguments.get("tolerance", goal.tolerance))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return Judgement(None, "submit_answer's 'tolerance' must be a number")
     try:
         derived = domain.evaluate(values) if set(domain.inputs) <= set(values) else dict(values)
-    except ENGINE_REFUSALS as error:
+    except (*ENGINE_REFUSALS, TypeError) as error:  # a model's input of the wrong type, not an engine fault
         return Judgement(None, f"the inputs could not be evaluated: {error}")
     answer = {**derived, **claimed}
     missing = [t.quantity for t in goal.targets if t.quantity not in answer]
     if missing:
         return Judgement(None, f"submit_answer gives no value for {', '.join(missing)}", design=inputs)
+    unreadable = [t.quantity for t in goal.targets if not _is_number(answer[t.quantity])]
+    if unreadable:
+        return Judgement(None, f"submit_answer's values for {', '.join(unreadable)} are not numbers", design=inputs)
     bare_goal = goal.model_copy(update={"tolerance": tolerance})
     certificate = Certificate(verifier=BARE_VERIFIER, subject_digest=digest(json.dumps(arguments, sort_keys=True, default=str)),
                               obligations=tuple(target_obligations(bare_goal, answer)),
@@ -150,8 +179,9 @@ def _judge_bare_answer(goal: Goal, domain: Domain, arguments: dict[str, Any]) ->
     return Judgement(certificate, design=inputs)
 
 
-def is_true_certificate(goal: Goal, domain: Domain, design: dict[str, Any] | None) -> bool:
-    """Whether the structural engine certifies the free inputs of ``design`` for ``goal``: the ground truth
-    against which a certificate from either contract is judged (a bare certificate may be forged)."""
-    free_values = {name: value for name, value in (design or {}).items() if name in goal.free}
-    return certify(goal, domain, Design(goal=goal.id, values=free_values)).verdict is Verdict.CERTIFIED
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 
 import pytest
 
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.phact.contract import certify
-from physvec.verifiers.phact.schema import Design, MalformedInput, parse_goal
+from physvec.verifiers.phact.schema import Design, FreeInput, MalformedInput, parse_design, parse_goal
 
 LOW_PASS = {
     "id": "mains-hum-filter", "domain": "rc_filter",
@@ -112,3 +114,70 @@ def test_inputs_the_engine_cannot_evaluate_give_unknown_never_a_crash():
             "free": {"capacitance_F": {"min": 1e-9, "max": 1e-6}}}
     certificate = _verdict(zero, {"capacitance_F": 1e-7})
     assert certificate.verdict is Verdict.UNKNOWN and "must be positive" in certificate.obligations[-1].message
+
+
+def test_a_design_meeting_every_target_is_never_impossible_and_a_false_claim_fails_by_name():
+    # the claim rides on a design that refutes it: the targets stay certified, the claim is the failure
+    certificate = _verdict(LOW_PASS, {"resistance_ohm": 35_368.0, "capacitance_F": 1e-6}, claims_impossible=True)
+    assert certificate.verdict is Verdict.FAILED and certificate.impossibility is None
+    (failed,) = certificate.failed()
+    assert failed.name == "design_claims_impossible" and "meets every target" in failed.message
+    assert all(o.outcome.value == "certified" for o in certificate.obligations if o.category == "target")
+
+
+def test_a_claim_is_an_obligation_of_its_own_whatever_the_design():
+    unfounded = _verdict(LOW_PASS, {"resistance_ohm": 1e3, "capacitance_F": 1e-9}, claims_impossible=True)
+    assert unfounded.verdict is Verdict.FAILED
+    assert {o.name: o.outcome.value for o in unfounded.obligations}["design_claims_impossible"] == "failed"
+    founded = _verdict(GW150914 | {"targets": [{"quantity": "chirp_mass_msun", "op": "==", "value": 30.0}]}, {},
+                       claims_impossible=True)
+    assert founded.verdict is Verdict.IMPOSSIBLE
+    assert {o.name: o.outcome.value for o in founded.obligations}["design_claims_impossible"] == "certified"
+
+
+NOT_NUMBERS = [("infinite tolerance", lambda g: g.update(tolerance=math.inf), "goal.tolerance"),
+               ("NaN target", lambda g: g["targets"][0].update(value=math.nan), "goal.targets.0.value"),
+               ("infinite bound", lambda g: g["free"].update(resistance_ohm={"min": 1e3, "max": math.inf}),
+                "goal.free.resistance_ohm.max"),
+               ("boolean bound value", lambda g: g["bound"].update(signal_Hz=True), "goal.bound.signal_Hz"),
+               ("boolean interval end", lambda g: g["free"].update(capacitance_F={"min": True, "max": 1e-5}),
+                "goal.free.capacitance_F.min"),
+               ("string number", lambda g: g["targets"][0].update(value="20"), "goal.targets.0.value"),
+               ("integer beyond a float", lambda g: g["bound"].update(signal_Hz=10 ** 400), "goal.bound.signal_Hz"),
+               ("nested bound value", lambda g: g["bound"].update(signal_Hz=[[50.0]]), "goal.bound.signal_Hz"),
+               ("number for a name", lambda g: g["bound"].update(kind=1.0), "goal.bound.kind"),
+               ("name for a number", lambda g: g["bound"].update(signal_Hz="fifty"), "goal.bound.signal_Hz"),
+               ("interval for a name", lambda g: (g["bound"].pop("kind"), g["free"].update(kind={"min": 0, "max": 1})),
+                "goal.free.kind")]
+
+
+@pytest.mark.parametrize("what, change, field", NOT_NUMBERS, ids=[n[0] for n in NOT_NUMBERS])
+def test_a_goal_with_a_value_that_is_not_what_its_field_means_is_refused_by_field(what, change, field):
+    goal = json.loads(json.dumps(LOW_PASS))
+    change(goal)
+    with pytest.raises(MalformedInput, match=re.escape(field)):
+        parse_goal(goal)
+
+
+@pytest.mark.parametrize("value", [True, math.nan, math.inf, [1.0], {"v": 1.0}, None])
+def test_a_design_value_that_is_no_finite_number_or_name_is_refused(value):
+    with pytest.raises(MalformedInput, match="design.values.resistance_ohm"):
+        parse_design({"goal": "g", "values": {"resistance_ohm": value}})
+
+
+def test_a_boolean_never_passes_for_a_listed_number():
+    choices = FreeInput(choices=[1.0, 2.0])
+    assert choices.admits(1.0) and not choices.admits(True)
+
+
+def test_no_impossibility_certificate_overrides_a_design_that_meets_every_target(monkeypatch):
+    # even a flawed search that "proves" the goal impossible never outranks a witness design
+    from physvec.verifiers.phact import contract
+
+    monkeypatch.setattr(contract, "impossibility", lambda goal, domain: {"reason": "a flawed search"})
+    witness = {"resistance_ohm": 35_368.0, "capacitance_F": 1e-6}
+    assert _verdict(LOW_PASS, witness).verdict is Verdict.CERTIFIED
+    claimed = _verdict(LOW_PASS, witness, claims_impossible=True)
+    assert claimed.verdict is Verdict.FAILED and claimed.impossibility is None
+    assert [o.name for o in claimed.failed()] == ["design_claims_impossible"]
+    assert _verdict(LOW_PASS, {"resistance_ohm": 1e3, "capacitance_F": 1e-9}).verdict is Verdict.IMPOSSIBLE

@@ -44,3 +44,28 @@ def test_feedback_forms_grow_in_what_they_say():
     assert {"root_input", "dependency_path", "predicted"} <= set(structural)
     assert structural["dependency_path"] in (["resistance_ohm", "cutoff_Hz", "attenuation_dB"],
                                              ["capacitance_F", "cutoff_Hz", "attenuation_dB"])
+
+
+WARM = {"id": "warm-silica", "domain": "colloid",
+        "bound": {"material": "fused_silica", "radius_m": 2e-7, "ionic_strength_M": 0.02},
+        "free": {"zeta_V": {"min": -0.075, "max": 0.0}, "temperature_K": {"min": 280.0, "max": 393.15}},
+        "targets": [{"quantity": "barrier_kT", "op": ">=", "value": 30.0}], "tolerance": 0.0}
+
+
+@pytest.mark.parametrize("form", ["weak", "strong", "structural"])
+def test_a_correction_walk_stops_at_the_edge_of_the_engines_competence(form):
+    # the box reaches 120 C, past the water data (0-100 C): walking temperature upwards must not crash
+    goal, domain = parse_goal(WARM)
+    values = {"zeta_V": -0.01, "temperature_K": 300.0}
+    told = feedback(form, goal, domain, values, goal.targets[0])
+    if form != "weak":
+        assert told["set"] == {"zeta_V": pytest.approx(told["set"]["zeta_V"])}
+        assert domain.evaluate({**goal.bound, **values, **told["set"]})["barrier_kT"] >= 30.0
+
+
+def test_a_crossing_beyond_a_declined_stretch_is_not_proposed():
+    def excess(x):
+        if 2.0 < x < 3.0:
+            raise ValueError("outside competence")
+        return x - 5.0  # met only from 5 on, beyond the declined stretch
+    assert _crossing(excess, 1.0, 0.0, 10.0) is None

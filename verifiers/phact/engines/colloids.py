@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from physvec.verifiers.phact.engines import OutsideCompetence
+
 BOLTZMANN_J_PER_K = 1.380649e-23
 AVOGADRO_PER_MOL = 6.02214076e23
 ELEMENTARY_CHARGE_C = 1.602176634e-19
@@ -34,10 +36,6 @@ MATERIALS = {
     "alumina": (9.3, 1.75),
     "hydrocarbon": (2.0, 1.40),
 }
-
-
-class OutsideCompetence(ValueError):
-    """The engine has no data or no valid equation for this case: the verdict is unknown."""
 
 
 def water_permittivity(temperature_K: float) -> float:

@@ -41,3 +41,19 @@ def snap(value: float, series: str = "E12") -> float:
     decade = math.floor(math.log10(value))
     candidates = [m * 10.0 ** (decade + shift) for shift in (-1, 0, 1) for m in E_SERIES[series]]
     return min(candidates, key=lambda candidate: abs(math.log(candidate / value)))
+
+
+def snap_cells(low: float, high: float, series: str = "E12") -> list[tuple[float, float]]:
+    """[low, high] cut where ``snap`` changes value: on the inside of each cell it takes one preferred value.
+
+    The cuts are the geometric means of neighbouring preferred values (nearest on a logarithmic scale), so
+    the cells cover [low, high] and every value ``snap`` takes there is taken inside a cell or at an end.
+    A search over snapped parts enumerates the cells instead of hoping a grid lands in each of them.
+    """
+    if not 0 < low <= high:
+        raise ValueError("snapped component values need 0 < low <= high")
+    decades = range(math.floor(math.log10(low)) - 1, math.floor(math.log10(high)) + 2)
+    preferred = sorted(m * 10.0 ** decade for decade in decades for m in E_SERIES[series])
+    cuts = [math.sqrt(a) * math.sqrt(b) for a, b in zip(preferred, preferred[1:])]  # a * b may overflow
+    points = [low, *(cut for cut in cuts if low < cut < high), high]
+    return list(zip(points, points[1:])) if high > low else [(low, high)]
