@@ -2,7 +2,8 @@
 
 Each episode gives the model A, the current B and the policy's feedback, for at most ``rounds`` rounds;
 the model replies with {action, theory_b, reason} (verifiers/dualitycert/repair_protocol.py).  A
-revised B isomorphic to A is refused by the copy guard.  The loop stops when B certifies at interaction
+revised B that is A in disguise is refused by the copy guard (the registry's own not_a_copy row, so the
+loop and the verdict apply one rule, and a self-dual node's correct dual, isomorphic to A, is not refused).  The loop stops when B certifies at interaction
 strictness (chiral ring level 3); the final judge then checks the last B at level 5, so nothing the
 model saw during the loop is stricter than the verdict.
 
@@ -30,8 +31,8 @@ from pydantic import BaseModel, ConfigDict
 from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
 from physvec.agents.prompts import render
 from physvec.runstore.records import RecordFile
-from physvec.verifiers.certificate import Verdict
-from physvec.verifiers.dualitycert.isomorphism import is_copy_of
+from physvec.verifiers.certificate import Outcome, Verdict
+from physvec.verifiers.dualitycert.obligations import not_a_copy
 from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, certify
 from physvec.verifiers.dualitycert.repair_protocol import FeedbackForm, InvalidReply, feedback, parse_reply, reply_schema
 from physvec.verifiers.dualitycert.theory import Claim, Theory
@@ -168,7 +169,7 @@ def _attempt(episode: _Episode, claim: Claim, attempt: int) -> tuple[str, Theory
         if reply.action == "abstain":
             episode.record(attempt, round_, reply.action, certificate.verdict.value, failed)
             return "abstained", current
-        if revised is not None and is_copy_of(revised, claim.theory_a):
+        if revised is not None and not_a_copy(claim.theory_a, revised).outcome is Outcome.FAILED:
             episode.record(attempt, round_, reply.action, certificate.verdict.value, failed, copy_rejected=True)
             note = "Your previous B was refused: it is theory A itself (up to relabelling or conjugation)."
             continue

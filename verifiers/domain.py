@@ -3,7 +3,9 @@
 DualityCert checks the task's claim file at final-judge strictness; its obligations appear here under
 the prefix "dualitycert:".  PHACT judges a design file {"goal": GOAL, "design": DESIGN} (GOAL a goal
 object or the id of a corpus goal) with its engine, under the prefix "phact:"; an engine impossibility
-certificate is a failed "phact:goal_is_achievable" obligation carrying the certificate as evidence.
+certificate is a failed "phact:goal_is_achievable" obligation carrying the certificate as evidence.  The
+design file's own impossibility claim is one obligation among the others ("phact:design_claims_impossible",
+failed when the design meets its goal), never the verdict.
 Checkers not built yet report not_implemented; a task naming none gets a not_applicable obligation.
 """
 

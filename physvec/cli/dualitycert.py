@@ -23,7 +23,7 @@ from physvec.runstore.records import CampaignFolderRefused, campaign_folder
 from physvec.runstore.transcript import Transcript
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.dualitycert.analysis import analyze
-from physvec.verifiers.dualitycert.bench import bench
+from physvec.verifiers.dualitycert.bench import bench, bench_seed_cells
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
 from physvec.verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
 from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
@@ -62,8 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--token-budget", type=int, default=2_000_000)
     repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"),
                         help="portfolio only: the recorded ss, gr and vf runs to replay")
-    timing = commands.add_parser("bench", help="claims verified per second at levels 3 and 5, time per check")
+    timing = commands.add_parser("bench", help="seconds per seed cell at levels 5 and 8, then fixture claims per second "
+                                               "at levels 3 and 5 with the time per check")
     timing.add_argument("--fixtures", type=Path, help="fixture folder (default: generate with seed 0 into a temporary folder)")
+    timing.add_argument("--levels", type=int, nargs="+", default=[5, 8], help="chiral-ring levels for the seed cells")
+    timing.add_argument("--seeds-only", action="store_true", help="time the seed cells only")
     analysis = commands.add_parser("analyze", help="GEE, risk differences, Holm, McNemar, tables and a figure")
     analysis.add_argument("--runs-dir", type=Path, default=DEFAULT_RUNS)
     analysis.add_argument("--run-ids", nargs="*", help="the runs to analyse (default: every run)")
@@ -95,7 +98,11 @@ def _generate(arguments: argparse.Namespace) -> int:
     table = Table("class", *manifest["attrition"]["drop_w_term"], title=f"{len(manifest['fixtures'])} fixtures")
     for kind, row in manifest["attrition"].items():
         table.add_row(kind, *(str(value) for value in row.values()))
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for row in manifest["dropped"]:
+        if row["reason"] in ("verifier_miss", "interaction_miss", "unlabelled"):
+            console.print(f"{row['reason']}: {row['cell']} {row['perturbation']}: {row['detail']}", markup=False)
     print(f"wrote {arguments.out / MANIFEST}")
     return 0
 
@@ -150,6 +157,15 @@ def _analyze(arguments: argparse.Namespace) -> int:
 
 
 def _bench(arguments: argparse.Namespace) -> int:
+    console = Console()
+    cells = Table("seed cell", *(f"L = {level}" for level in arguments.levels), "verdicts",
+                  title="dualitycert bench: seed cells (seconds)")
+    for row in bench_seed_cells(tuple(arguments.levels)):
+        cells.add_row(row["cell"], *(str(row[f"seconds_L{level}"]) for level in arguments.levels),
+                      ", ".join(row[f"verdict_L{level}"] for level in arguments.levels))
+    console.print(cells)
+    if arguments.seeds_only:
+        return 0
     with tempfile.TemporaryDirectory(prefix="dualitycert-bench-") as scratch:
         folder = arguments.fixtures
         if folder is None:
@@ -160,7 +176,7 @@ def _bench(arguments: argparse.Namespace) -> int:
     for row in bench(claims):
         shares = ", ".join(f"{name} {share:.1%}" for name, share in row["share"].items() if share >= 0.005)
         table.add_row(str(row["level"]), str(row["claims"]), str(row["seconds"]), str(row["claims_per_second"]), shares)
-    Console().print(table)
+    console.print(table)
     return 0
 
 

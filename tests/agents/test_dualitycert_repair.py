@@ -153,3 +153,17 @@ def test_the_command_line_runs_a_policy_over_a_fixture_folder_and_resumes(tmp_pa
     assert "pass --resume" in capsys.readouterr().err
     assert main([*arguments, "--resume"]) == 0
     assert len(RepairRun(runs / "r1").episodes.read()) == 2
+
+
+def test_the_loop_and_the_verdict_share_one_copy_rule(tmp_path):
+    # dP1 node 0 is self-dual: its correct dual is A up to relabelling, so the loop must not refuse A,
+    # while a copy of dP0 (no self-dual node) is refused by the loop and by the final judge alike.
+    from physvec.verifiers.dualitycert.seeds import seed_cells
+
+    cell = next(c for c in seed_cells() if c.name == "dp1_N2_node0")
+    electric = cell.electric()
+    wrong = apply(dualize(electric, cell.node), Perturbation("rank_perturb", "0", "+1"))
+    run, record = episode(tmp_path, Claim(theory_a=electric, theory_b=wrong), "vf",
+                          reply("edit_candidate", relabelled_copy_of_a(Claim(theory_a=electric, theory_b=wrong))))
+    assert not run.attempts.read()[0].copy_rejected
+    assert (record.outcome, record.final_verdict) == ("certified", "certified")

@@ -47,3 +47,27 @@ def test_malformed_input_exits_2_naming_the_problem(tmp_path, capsys):
 def test_analyze_without_runs_exits_2(tmp_path, capsys):
     assert main(["analyze", "--runs-dir", str(tmp_path / "none"), "--out", str(tmp_path / "out")]) == EXIT_BAD_INPUT
     assert "holds no finished episodes" in capsys.readouterr().err
+
+
+def test_a_rank_written_as_text_or_float_is_refused(tmp_path, capsys):
+    for rank in ("6", 6.0):
+        wrong = dp0_data()
+        wrong["ranks"][0] = rank
+        claim = tmp_path / "claim.json"
+        claim.write_text(json.dumps({"theory_a": dp0_data(), "theory_b": wrong}))
+        assert main(["verify", str(claim), "--final"]) == EXIT_BAD_INPUT
+        assert "theory_b.ranks.0" in capsys.readouterr().err
+
+
+def test_verify_refuses_a_copy_of_a_at_final_strictness(tmp_path, capsys):
+    claim = tmp_path / "claim.json"
+    claim.write_text(json.dumps({"theory_a": dp0_data(), "theory_b": dp0_data()}))
+    assert main(["verify", str(claim), "--final", "--audits", "--json"]) == EXIT_NOT_CERTIFIED
+    rows = {o["name"]: o["outcome"] for o in json.loads(capsys.readouterr().out)["obligations"]}
+    assert rows["not_a_copy"] == "failed"
+
+
+def test_bench_prints_the_seed_cells_at_levels_five_and_eight(capsys):
+    assert main(["bench", "--seeds-only"]) == 0
+    out = capsys.readouterr().out
+    assert "L = 8" in out and "dp2_phase1_N2_node4" in out

@@ -57,3 +57,20 @@ def test_a_phact_design_writing_a_bound_input_fails_by_name(tmp_path):
 def test_an_unreadable_phact_file_is_an_error_naming_what_is_missing(tmp_path):
     (bad,) = phact_obligations(_design_file(tmp_path, "no-such-goal", {}))
     assert bad.outcome is Outcome.ERROR and "no corpus goal 'no-such-goal'" in bad.message
+
+
+def test_a_phact_design_meeting_its_goal_while_claiming_it_impossible_fails_on_the_claim_alone(tmp_path):
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps({"goal": "cutoff-at-1-khz",
+                                "design": {"values": {"capacitance_F": 1.59e-8}, "claims_impossible": True}}))
+    obligations = {o.name: o for o in phact_obligations(path)}
+    assert "phact:goal_is_achievable" not in obligations
+    assert obligations["phact:target:cutoff_Hz == 1000"].outcome is Outcome.CERTIFIED
+    assert [name for name, o in obligations.items() if o.outcome is Outcome.FAILED] == ["phact:design_claims_impossible"]
+
+
+def test_an_unreadable_phact_file_is_an_error_never_a_traceback(tmp_path):
+    path = tmp_path / "design.json"
+    path.write_bytes(b'{"goal": "cutoff-at-1-khz", "design": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    (bad,) = phact_obligations(path)
+    assert bad.outcome is Outcome.ERROR and "nested too deeply" in bad.message

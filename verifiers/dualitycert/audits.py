@@ -15,6 +15,7 @@ from sympy import Expr, Matrix, Rational, lambdify, symbols
 
 from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.dualitycert.anomalies import central_charges, r_trace
+from physvec.verifiers.dualitycert.bounds import WorkBoundExceeded, size_problems
 from physvec.verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
 from physvec.verifiers.dualitycert.dualize import as_sympy, constraint_system
 from physvec.verifiers.dualitycert.theory import Theory
@@ -32,15 +33,29 @@ def trial_a_directions(theory: Theory) -> Matrix:
     return Matrix.hstack(*basis) if basis else Matrix.zeros(constraints.cols, 0)
 
 
+MAX_DIRECTIONS = 12
+"""The symbolic Hessian of the trial a is formed only up to this many free directions (work bound)."""
+MAX_AUDITED_FIELDS = 128
+"""The exact (sympy) constraint system is solved only up to this many fields (work bound)."""
+
+
 def a_maximisation(theory: Theory, side: str) -> Obligation:
     """The encoded R maximises the trial a locally on the allowed affine space."""
     name = f"{side}.a_maximisation"
+    fields = len(theory.arrows) + len(theory.singlets)
+    if size_problems(theory, side) or fields > MAX_AUDITED_FIELDS:
+        return Obligation(name=name, category="audit", outcome=Outcome.UNKNOWN,
+                          message="not run: " + "; ".join([*size_problems(theory, side),
+                                                           f"{fields} fields (audit bound {MAX_AUDITED_FIELDS})"]))
     constraints, target = constraint_system(theory)
     encoded = Matrix([as_sympy(r) for r in theory.field_r().values()])
     if constraints * encoded != target:
         return Obligation(name=name, category="audit", outcome=Outcome.NOT_APPLICABLE,
                           message="the encoded R breaks W = 2 or the gauge-R anomaly (see those obligations)")
     directions = trial_a_directions(theory)
+    if directions.cols > MAX_DIRECTIONS:
+        return Obligation(name=name, category="audit", outcome=Outcome.UNKNOWN,
+                          message=f"{directions.cols} free directions of R exceed the bound {MAX_DIRECTIONS}")
     if directions.cols == 0:
         return Obligation(name=name, category="audit", outcome=Outcome.CERTIFIED,
                           message="W and the anomalies fix R uniquely: nothing to maximise over")
@@ -64,19 +79,27 @@ def a_maximisation(theory: Theory, side: str) -> Obligation:
 
 
 def _numerical_maximum(theory: Theory, trial: Expr, t: tuple, encoded: Matrix, directions: Matrix) -> dict[str, float] | str:
-    """Where the trial a peaks (Newton's method from the encoded R), as evidence for the reader."""
+    """Where the trial a peaks (Newton's method from the encoded R), as evidence for the reader.
+
+    Only evidence: a singular Hessian (a free singlet makes the trial a cubic in one direction) or an
+    overflow ends the search with a sentence, never an exception.
+    """
     gradient = lambdify([t], [trial.diff(s) for s in t], "numpy")
     hessian = lambdify([t], [[trial.diff(a).diff(b) for b in t] for a in t], "numpy")
     point = np.zeros(len(t))
-    for _ in range(50):
-        step = np.linalg.solve(np.array(hessian(point), dtype=float), np.array(gradient(point), dtype=float))
-        point = point - step
-        if np.max(np.abs(step)) < 1e-12:
-            break
-    else:
-        return "Newton's method did not converge from the encoded R"
-    if np.any(np.linalg.eigvalsh(np.array(hessian(point), dtype=float)) >= 0):
-        return "the nearest critical point of the trial a is not a maximum"
+    try:
+        with np.errstate(all="raise"):
+            for _ in range(50):
+                step = np.linalg.solve(np.array(hessian(point), dtype=float), np.array(gradient(point), dtype=float))
+                point = point - step
+                if np.max(np.abs(step)) < 1e-12:
+                    break
+            else:
+                return "Newton's method did not converge from the encoded R"
+            if np.any(np.linalg.eigvalsh(np.array(hessian(point), dtype=float)) >= 0):
+                return "the nearest critical point of the trial a is not a maximum"
+    except (np.linalg.LinAlgError, FloatingPointError) as error:
+        return f"Newton's method stopped: {error} (the trial a has a flat or singular direction)"
     charges = np.array(encoded, dtype=float).ravel() + np.array(directions, dtype=float) @ point
     return {label: round(float(value), 6) for label, value in zip(theory.field_r(), charges, strict=True)}
 
@@ -98,11 +121,15 @@ def unitarity(theory: Theory, side: str, level: int) -> Obligation:
     violations += [f"singlet {s.label} has R = {s.r_charge} < 2/3" for s in theory.singlets
                    if s.r_charge < UNITARITY_BOUND]
     evidence = {"a": str(a), "c": str(c), "tr_r": str(r_trace(theory, 1))}
-    blockers = ring_preconditions(theory)
+    blockers = ring_preconditions(theory) + size_problems(theory, side)
     if not blockers:
-        dims = graded_dimensions(theory, window(level))
-        light = {str(r): row["dimension"] for r, row in dims.items() if r < UNITARITY_BOUND and row["dimension"]}
-        violations += [f"{count} single-trace operators with R = {r} < 2/3" for r, count in light.items()]
+        try:
+            dims = graded_dimensions(theory, min(window(level), UNITARITY_BOUND))
+        except WorkBoundExceeded as error:
+            blockers.append(str(error))
+        else:
+            light = {str(r): count for r, count in dims.items() if r < UNITARITY_BOUND}
+            violations += [f"{count} single-trace operators with R = {r} < 2/3" for r, count in light.items()]
     if violations:
         return Obligation(name=name, category="audit", outcome=Outcome.FAILED, message="; ".join(violations),
                           evidence=evidence)

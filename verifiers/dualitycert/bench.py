@@ -1,13 +1,32 @@
-"""Throughput of the registry: claims verified per second at each chiral-ring level, and where the time
-goes (share of wall time per registry check)."""
+"""Throughput of the registry: seconds per seed cell (the Seiberg dual of every catalogue cell) at each
+chiral-ring level, claims verified per second over a fixture set, and where the time goes (share of wall
+time per registry check)."""
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
 
-from physvec.verifiers.dualitycert.registry import Settings, planned_checks
+from physvec.verifiers.dualitycert.dualize import dualize
+from physvec.verifiers.dualitycert.registry import Settings, certify, planned_checks
+from physvec.verifiers.dualitycert.seeds import seed_cells
 from physvec.verifiers.dualitycert.theory import Claim
+
+
+def bench_seed_cells(levels: tuple[int, ...] = (5, 8)) -> list[dict[str, object]]:
+    """One row per seed cell: the seconds ``certify`` takes on (A, dualize(A, node)) and the verdict, per level."""
+    rows = []
+    for cell in seed_cells():
+        electric = cell.electric()
+        claim = Claim(theory_a=electric, theory_b=dualize(electric, cell.node))
+        row: dict[str, object] = {"cell": cell.name}
+        for level in levels:
+            started = time.perf_counter()
+            verdict = certify(claim, Settings(level=level)).verdict
+            row[f"seconds_L{level}"] = round(time.perf_counter() - started, 3)
+            row[f"verdict_L{level}"] = verdict.value
+        rows.append(row)
+    return rows
 
 
 def bench(claims: list[Claim], levels: tuple[int, ...] = (3, 5)) -> list[dict[str, object]]:

@@ -1,44 +1,54 @@
 """The bounded single-trace chiral ring of a quiver theory, graded by R-charge, in exact arithmetic.
 
-A single-trace operator is a cyclic word: a closed walk of the quiver up to rotation, times any
-monomial of singlets (which are gauge invariant and commute with everything).  The chiral ring is the
-span of these words modulo the F-term relations: for an arrow X, the trace of (dW/dX) times any path
-closing it; for a singlet S, dW/dS itself; each times any singlet monomial.  Because every W term has
-R-charge 2, the relations are homogeneous in R, so the dimension at each R-charge is exact once every
-word and relation of that R-charge is enumerated.
+What is counted.  Every node is SU(N), so an adjoint X is traceless: tr X = 0, and its F-term is the
+traceless part of dW/dX.  A singlet is a gauge-invariant field of its own.  The chiral ring is a graded
+algebra, and what two dual theories must share is its space of generators: single-trace operators
+(cyclic words of the quiver, and the singlets) modulo F-terms, with products of two gauge invariants
+(S tr w, tr u tr v) left out as decomposable.  So, grade by grade:
+- generators: closed walks up to rotation, except tr X for an adjoint X; every singlet;
+- relations: tr(dW/dX w) for every arrow X and every walk w closing it, without the terms that carry a
+  singlet (those are decomposable), and without w empty when X is a traceless adjoint (tr of a traceless
+  F-term is no relation); for a singlet S, the single-trace part of dW/dS.
+Nothing is recognised by its label: a trace singlet tr[M] of an adjoint meson is a singlet like any
+other, and dropping its coupling changes the count.
+
+How it is counted.  The cyclic words outnumber the ring exponentially (dP2's node-4 dual has over a
+million at R <= 16/3), so the count never lists them.  It builds the Jacobian algebra J = paths / (F-term
+ideal) grade by grade: J(i, j) at grade g is spanned by a x b (an arrow a out of i times a basis element
+b of J(head of a, j) at a lower grade) modulo the F-terms that land there, found by exact sparse
+elimination; its growth is polynomial for the quivers of interest.  The generators are then J(i, i)
+modulo commutators a c - c a (cyclic words are J/[J, J]), plus the singlets, modulo tr X = 0 and the
+singlets' F-terms.  Grading paths by R alone would not be well founded (fields may have R <= 0), so
+paths are graded by w(a) = R(a) + d(tail) - d(head) with a node potential d that makes every w positive;
+round a closed walk the potential cancels and w is R.
 
 The grading is by R-charge, not word length: Seiberg duality maps a length-two word of the electric
-theory (X Y through the dualised node) to a length-one meson, so only a conserved charge can compare the
-two sides.  The truncation level L sets the window R <= 2L/3 (the R-charge of L fields at R = 2/3).
+theory (X Y through the dualised node) to a length-one meson.  The truncation level L sets the window
+R <= 2L/3 (the R-charge of L fields at R = 2/3).
 
-Adjoints are counted as U(N) adjoints (their trace is a word).  A singlet labelled tr[X] is the trace
-part that Seiberg duality splits off an adjoint meson X of SU(N): in this U(N) count it belongs to X
-(and left with X when X was integrated out), so it and the W terms that carry it are left out.
-
-Preconditions (otherwise the obligation is not_applicable, saying which): every closed walk of the
-quiver has R > 0 (a field may have R <= 0) and every free singlet has R > 0, so that the window holds
-finitely many words; every W term has R-charge exactly 2, so that the F-term
-relations are graded; and every singlet is a trace singlet (products of a free singlet with traces are
-multi-trace operators, outside a single-trace count).
+Preconditions (otherwise not applicable, saying which): every closed walk and every singlet has R > 0, so
+that each grade is finite; every W term is a closed walk with R-charge exactly 2, so that the F-terms
+are graded.  The work is bounded (bounds.py): past the bound the count stops and says so.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations_with_replacement
 from math import lcm
 
-from sympy import QQ
-from sympy.polys.matrices import DomainMatrix
-
-from physvec.verifiers.dualitycert.superpotential import term_r_charge
+from physvec.verifiers.dualitycert.bounds import Budget
+from physvec.verifiers.dualitycert.normal_form import derivative, superpotential_terms
+from physvec.verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
 from physvec.verifiers.dualitycert.theory import Theory
 
-Word = tuple[tuple[str, ...], tuple[str, ...]]
-"""(sorted singlet labels, closed walk of arrow labels in its least rotation)"""
-Polynomial = dict[Word, Fraction]
+RING_WORK = 1_000_000
+"""Work units (basis vectors, relation entries, elimination steps) one side's count may spend: about 13 times
+what the largest seed dual needs at L = 8 (f0 phase II, 74 thousand), about 10 s of Python at most."""
+
+Vector = dict[int, Fraction]
 
 
 def window(level: int) -> Fraction:
@@ -46,30 +56,16 @@ def window(level: int) -> Fraction:
     return Fraction(2 * level, 3)
 
 
-def trace_singlets(theory: Theory) -> set[str]:
-    """The singlets tr[X]: trace parts of adjoint mesons."""
-    return {s.label for s in theory.singlets if s.label.startswith("tr[") and s.label.endswith("]")}
-
-
-def planar_theory(theory: Theory) -> Theory:
-    """The theory the single-trace count runs on: trace singlets and their W terms left out."""
-    traces = trace_singlets(theory)
-    return theory.model_copy(update={
-        "singlets": tuple(s for s in theory.singlets if s.label not in traces),
-        "superpotential": tuple(t for t in theory.superpotential if not traces & set(t.factors))})
-
-
 def ring_preconditions(theory: Theory) -> list[str]:
     """Why the graded chiral ring of ``theory`` cannot be computed (empty when it can)."""
-    traces = trace_singlets(theory)
-    problems = [f"singlet {s.label} is not a trace singlet tr[X] (a free singlet makes multi-trace words)"
-                for s in theory.singlets if s.label not in traces]
-    problems += [f"singlet {s.label} has R = {s.r_charge} <= 0, so the window holds infinitely many words"
-                 for s in theory.singlets if s.label not in traces and s.r_charge <= 0]
+    problems = [f"singlet {s.label} has R = {s.r_charge} <= 0, so a grade holds infinitely many operators"
+                for s in theory.singlets if s.r_charge <= 0]
     lowest = min_cycle_mean(theory)
     if lowest is not None and lowest <= 0:
         problems.append(f"a closed walk of the quiver has R <= 0 (least R per arrow round a cycle: {lowest}), "
                         "so the window holds infinitely many words")
+    problems += [f"W term {index} is not a closed walk, so its F-terms are not paths"
+                 for index, term in enumerate(theory.superpotential) if walk_breaks(theory, term)]
     problems += [f"W term {index} has R = {term_r_charge(theory, term)} != 2, so F-terms are not graded"
                  for index, term in enumerate(theory.superpotential) if term_r_charge(theory, term) != 2]
     return problems
@@ -95,145 +91,303 @@ def min_cycle_mean(theory: Theory) -> Fraction | None:
     return min(means) if means else None
 
 
-def descent(theory: Theory) -> dict[int, Fraction]:
-    """Per node, the least R of any walk leaving it (the empty walk included, so at most 0).
+def potential(theory: Theory) -> dict[int, Fraction]:
+    """Node potentials d with R(a) + d(tail) - d(head) >= mu/2 > 0 on every arrow (mu: least cycle mean).
 
-    Finite when every cycle has R > 0 (Bellman-Ford); it bounds how far a walk's R can still fall, so a
-    walk whose R minus that fall already exceeds the window can be pruned.
+    Shortest distances for the weights R - mu/2 (Bellman-Ford from every node at 0): no cycle is negative
+    for these weights, and the triangle inequality d(head) <= d(tail) + R(a) - mu/2 is the claim.
     """
-    fall = {node: Fraction(0) for node in theory.nodes}
+    mean = min_cycle_mean(theory)
+    shift = mean / 2 if mean is not None else Fraction(1)
+    distance = {node: Fraction(0) for node in theory.nodes}
     for _ in theory.nodes:
         for arrow in theory.arrows:
-            fall[arrow.source] = min(fall[arrow.source], arrow.r_charge + fall[arrow.target])
-    return fall
+            distance[arrow.target] = min(distance[arrow.target], distance[arrow.source] + arrow.r_charge - shift)
+    return distance
 
 
-def least_rotation(walk: tuple[str, ...]) -> tuple[str, ...]:
-    return min((walk[i:] + walk[:i] for i in range(len(walk))), default=walk)
+@dataclass
+class _Space:
+    """J(i, j) at one grade: coordinates a x b, a fully reduced echelon form of the relations, and the basis
+    (the coordinates that are not pivots).  An element is a Vector over basis positions."""
+
+    coordinates: list[tuple[int, int]] = field(default_factory=list)
+    """(arrow index, basis position in J(head, j) one arrow lower); (-1, 0) is the idempotent e_i"""
+    rows: dict[int, Vector] = field(default_factory=dict)
+    """pivot coordinate -> its row (pivot entry 1, the largest coordinate; after close, every other entry
+    is on a non-pivot coordinate)"""
+    basis: list[int] = field(default_factory=list)
+    position: dict[int, int] = field(default_factory=dict)
+    lookup: dict[tuple[int, int], int] = field(default_factory=dict)
+    """coordinate -> its index"""
+
+    def __post_init__(self) -> None:
+        self.lookup = {c: n for n, c in enumerate(self.coordinates)}
+
+    def add_relation(self, row: Vector, budget: Budget | None = None) -> None:
+        """Put a relation (in coordinates) into the echelon form: each row's pivot is its largest
+        coordinate; a new row is reduced from the top down until its largest coordinate is no pivot."""
+        row = {c: v for c, v in row.items() if v}
+        while row:
+            top = max(row)
+            if top not in self.rows:
+                scale = row[top]
+                self.rows[top] = {c: v / scale for c, v in row.items()}
+                return
+            factor = row[top]
+            pivot_row = self.rows[top]
+            if budget is not None:
+                budget.spend(len(pivot_row))
+            for column, value in pivot_row.items():
+                updated = row.get(column, 0) - factor * value
+                if updated:
+                    row[column] = updated
+                else:
+                    row.pop(column, None)
+
+    def close(self) -> None:
+        """Fully reduce the rows (back substitution, smallest pivot first) and fix the basis."""
+        for pivot in sorted(self.rows):
+            row = self.rows[pivot]
+            for column in sorted((c for c in row if c != pivot and c in self.rows), reverse=True):
+                factor = row.pop(column, 0)
+                if factor:
+                    for other, value in self.rows[column].items():
+                        if other != column:
+                            updated = row.get(other, 0) - factor * value
+                            if updated:
+                                row[other] = updated
+                            else:
+                                row.pop(other, None)
+        self.basis = [c for c in range(len(self.coordinates)) if c not in self.rows]
+        self.position = {c: index for index, c in enumerate(self.basis)}
+
+    def reduce(self, vector: Vector) -> Vector:
+        """The element of J a coordinate vector stands for, over the basis."""
+        out: dict[int, Fraction] = defaultdict(Fraction)
+        for coordinate, value in vector.items():
+            if coordinate in self.rows:
+                for column, entry in self.rows[coordinate].items():
+                    if column != coordinate:
+                        out[self.position[column]] -= value * entry
+            else:
+                out[self.position[coordinate]] += value
+        return {k: v for k, v in out.items() if v}
 
 
-@dataclass(frozen=True)
-class _Paths:
-    """Every walk of the quiver with R-charge at most a bound, by start and end node."""
+class _Jacobian:
+    """The graded Jacobian algebra of a theory, built grade by grade up to ``top`` (integer units)."""
 
-    by_ends: dict[tuple[int, int], list[tuple[tuple[str, ...], Fraction]]]
+    def __init__(self, theory: Theory, bound: Fraction, budget: Budget) -> None:
+        self.theory, self.budget = theory, budget
+        self.arrows = list(theory.arrows)
+        self.index = {a.label: k for k, a in enumerate(self.arrows)}
+        d = potential(theory)
+        weights = [a.r_charge + d[a.source] - d[a.target] for a in self.arrows]
+        singlet_r = [s.r_charge for s in theory.singlets]
+        self.unit = lcm(*(x.denominator for x in (*weights, *singlet_r, bound)), 3)
+        self.weight = [int(w * self.unit) for w in weights]
+        self.top = int(bound * self.unit)
+        self.d = d
+        self.into: dict[int, list[int]] = defaultdict(list)
+        for k, a in enumerate(self.arrows):
+            self.into[a.target].append(k)
+        self.spaces: dict[tuple[int, int, int], _Space] = {}
+        for node in theory.nodes:
+            identity = _Space(coordinates=[(-1, 0)])
+            identity.close()
+            self.spaces[(node, node, 0)] = identity
+        terms = superpotential_terms(theory)
+        planar = {key: c for key, c in terms.items() if not key[1]}
+        # F-terms of arrows from the singlet-free terms: (arrow, [(coefficient, path as arrow indices)], grade)
+        self.f_terms = []
+        for k, a in enumerate(self.arrows):
+            parts = [(c, tuple(self.index[x] for x in walk)) for c, walk, _ in derivative(planar, a.label)]
+            if parts:
+                grade = int(((2 - a.r_charge) + d[a.target] - d[a.source]) * self.unit)
+                self.f_terms.append((k, parts, grade))
+        self.singlet_terms = {s.label: derivative(terms, s.label) for s in theory.singlets}
+        self._right: dict[tuple[int, int, int, int, int], Vector] = {}
 
-    @classmethod
-    def up_to(cls, theory: Theory, limits: dict[tuple[int, int], Fraction]) -> _Paths:
-        """Walks from s to t with R <= limits[(s, t)] (pairs not in ``limits`` are not kept)."""
-        # Integer arithmetic in units of the common denominator: exact, and far faster than Fractions.
-        unit = lcm(*(r.denominator for r in limits.values()), *(a.r_charge.denominator for a in theory.arrows))
-        keep = {ends: int(limit * unit) for ends, limit in limits.items()}
-        reach = max(keep.values(), default=0)
-        fall = {node: int(value * unit) for node, value in descent(theory).items()}
-        outgoing = defaultdict(list)
-        for arrow in theory.arrows:
-            outgoing[arrow.source].append((arrow.label, arrow.target, int(arrow.r_charge * unit)))
-        found: dict[tuple[int, int], list[tuple[tuple[str, ...], int]]] = defaultdict(list)
-        for start in theory.nodes:
-            found[(start, start)].append(((), 0))
-            stack = [((), start, 0)]
-            while stack:
-                walk, node, charge = stack.pop()
-                for label, target, r in outgoing[node]:
-                    extended = charge + r
-                    if extended + fall[target] <= reach:
-                        step = (*walk, label)
-                        if extended <= keep.get((start, target), -1 - reach):
-                            found[(start, target)].append((step, extended))
-                        stack.append((step, target, extended))
-        by_ends = {ends: [(walk, Fraction(charge, unit)) for walk, charge in walks] for ends, walks in found.items()}
-        return cls(by_ends)
+    def space(self, i: int, j: int, grade: int) -> _Space | None:
+        return self.spaces.get((i, j, grade))
 
-    def between(self, start: int, end: int) -> list[tuple[tuple[str, ...], Fraction]]:
-        return self.by_ends.get((start, end), [])
+    def left(self, arrow: int, element: Vector, j: int, grade: int) -> tuple[Vector, int]:
+        """arrow x element, element in J(head, j) at ``grade``: (result in J(tail, j), its grade)."""
+        a = self.arrows[arrow]
+        target_grade = grade + self.weight[arrow]
+        space = self.spaces.get((a.source, j, target_grade))
+        if space is None or target_grade > self.top:
+            return {}, target_grade
+        self.budget.spend(len(element))
+        return space.reduce({space.lookup[(arrow, b)]: v for b, v in element.items()}), target_grade
+
+    def path_times(self, path: tuple[int, ...], element: Vector, j: int, grade: int) -> tuple[Vector, int]:
+        for arrow in reversed(path):
+            element, grade = self.left(arrow, element, j, grade)
+            if not element:
+                return {}, grade
+        return element, grade
+
+    def right(self, i: int, j: int, grade: int, basis_index: int, arrow: int) -> Vector:
+        """(basis element of J(i, j) at ``grade``) x arrow, an element of J(i, head of arrow)."""
+        key = (i, j, grade, basis_index, arrow)
+        if key in self._right:
+            return self._right[key]
+        head = self.arrows[arrow].target
+        space = self.spaces[(i, j, grade)]
+        first, below = space.coordinates[space.basis[basis_index]]
+        if first == -1:
+            result, _ = self.left(arrow, {0: Fraction(1)}, head, 0)
+        else:
+            middle = self.arrows[first].target
+            inner = self.right(middle, j, grade - self.weight[first], below, arrow)
+            result = {}
+            if inner:
+                result, _ = self.left(first, inner, head, grade - self.weight[first] + self.weight[arrow])
+        self._right[key] = result
+        return result
+
+    def build(self, grade: int) -> None:
+        """Every J(i, j) at ``grade``: coordinates, then the F-term relations that land there."""
+        nodes = list(self.theory.nodes)
+        for i in nodes:
+            for j in nodes:
+                coordinates = []
+                for k, a in enumerate(self.arrows):
+                    if a.source != i:
+                        continue
+                    below = self.spaces.get((a.target, j, grade - self.weight[k]))
+                    if below is not None:
+                        coordinates += [(k, b) for b in range(len(below.basis))]
+                if coordinates:
+                    self.budget.spend(len(coordinates))
+                    self.spaces[(i, j, grade)] = _Space(coordinates=coordinates)
+        for (i, j, g), space in list(self.spaces.items()):
+            if g == grade:
+                self._relations(i, j, grade, space)
+                space.close()
+
+    def _relations(self, i: int, j: int, grade: int, space: _Space) -> None:
+        lookup = space.lookup
+        for arrow, parts, f_grade in self.f_terms:
+            x = self.arrows[arrow]
+            if x.target != i:
+                continue
+            below = self.spaces.get((x.source, j, grade - f_grade))
+            if below is not None:
+                for b in range(len(below.basis)):
+                    if x.is_adjoint and grade == f_grade:
+                        continue  # F of a traceless adjoint times nothing: its trace is no relation
+                    space.add_relation(self._path_sum(parts, {b: Fraction(1)}, j, grade - f_grade, lookup),
+                                       self.budget)
+            if x.is_adjoint:
+                # a F_X for every arrow a into X's node: the traceless F-term is zero once multiplied.
+                for a in self.into[x.target]:
+                    if self.arrows[a].source == i and j == x.target and grade == f_grade + self.weight[a]:
+                        value = self._element(parts, x.target, f_grade)
+                        space.add_relation({lookup[(a, b)]: v for b, v in value.items() if (a, b) in lookup},
+                                           self.budget)
+
+    def _element(self, parts: list[tuple[Fraction, tuple[int, ...]]], node: int, grade: int) -> Vector:
+        """Sum of coefficient x path as an element of J(node, node) at ``grade`` (paths closed at node)."""
+        total: dict[int, Fraction] = defaultdict(Fraction)
+        for coefficient, path in parts:
+            value, _ = self.path_times(path, {0: Fraction(1)}, node, 0)
+            for b, v in value.items():
+                total[b] += coefficient * v
+        return {b: v for b, v in total.items() if v}
+
+    def _path_sum(self, parts: list[tuple[Fraction, tuple[int, ...]]], element: Vector, j: int, grade: int,
+                  lookup: dict[tuple[int, int], int]) -> Vector:
+        """Sum of coefficient x path x element in the coordinates of the space the paths land in."""
+        row: dict[int, Fraction] = defaultdict(Fraction)
+        for coefficient, path in parts:
+            if not path:
+                continue
+            inner, inner_grade = self.path_times(path[1:], element, j, grade)
+            for b, v in inner.items():
+                if (path[0], b) in lookup:
+                    row[lookup[(path[0], b)]] += coefficient * v
+            self.budget.spend(len(inner) + 1)
+        return row
 
 
-def _singlet_monomials(theory: Theory, bound: Fraction) -> list[tuple[tuple[str, ...], Fraction]]:
-    """Every monomial of singlets (the empty one included) with R-charge at most ``bound``."""
-    monomials = [((), Fraction(0))]
-    labels = sorted(theory.singlets, key=lambda s: s.label)
-    degree = 1
-    while labels and degree * min(s.r_charge for s in labels) <= bound:
-        for combination in combinations_with_replacement(labels, degree):
-            charge = sum((s.r_charge for s in combination), Fraction(0))
-            if charge <= bound:
-                monomials.append((tuple(s.label for s in combination), charge))
-        degree += 1
-    return monomials
-
-
-def _derivatives(theory: Theory) -> dict[str, list[tuple[Fraction, tuple[str, ...], tuple[str, ...]]]]:
-    """dW/dfield as (coefficient, singlets, open walk from the field's head round to its tail)."""
-    singlet_labels = {s.label for s in theory.singlets}
-    derivatives = defaultdict(list)
-    for term in theory.superpotential:
-        for position, label in enumerate(term.factors):
-            rest = term.factors[position + 1:] + term.factors[:position]
-            singlets = tuple(sorted(f for f in rest if f in singlet_labels))
-            walk = tuple(f for f in rest if f not in singlet_labels)
-            derivatives[label].append((term.coefficient, singlets, walk))
-    return derivatives
-
-
-def _word(singlets: tuple[str, ...], walk: tuple[str, ...]) -> Word:
-    return tuple(sorted(singlets)), least_rotation(walk)
-
-
-def words_and_relations(theory: Theory, bound: Fraction) -> tuple[dict[Fraction, set[Word]],
-                                                                   dict[Fraction, list[Polynomial]]]:
-    """Cyclic words and F-term relations with 0 < R <= bound, grouped by R-charge."""
-    # Closed walks up to the window; for each arrow X, the walks closing dW/dX (R = 2 - R_X, below zero
-    # when R_X > 2, so a closing walk may exceed the window) up to the window minus that.
-    limits = {(node, node): bound for node in theory.nodes}
-    for arrow in theory.arrows:
-        ends = (arrow.source, arrow.target)
-        limits[ends] = max(limits.get(ends, bound - 2 + arrow.r_charge), bound - 2 + arrow.r_charge)
-    paths = _Paths.up_to(theory, limits)
-    monomials = _singlet_monomials(theory, bound)
-    words: dict[Fraction, set[Word]] = defaultdict(set)
+def _generators(algebra: _Jacobian, grade: int) -> tuple[int, int]:
+    """(generators, relations rank) of the cyclic quotient plus singlets at ``grade``."""
+    theory = algebra.theory
+    columns: dict[tuple, int] = {}
     for node in theory.nodes:
-        for walk, charge in paths.between(node, node):
-            for singlets, extra in monomials:
-                if walk and 0 < charge + extra <= bound:
-                    words[charge + extra].add(_word(singlets, walk))
-    for singlets, charge in monomials:
-        if singlets:
-            words[charge].add((singlets, ()))
-    relations: dict[Fraction, list[Polynomial]] = defaultdict(list)
-    charges = theory.field_r()
-    for label, derivative in _derivatives(theory).items():
-        arrow = theory.arrow(label)
-        base = 2 - charges[label]
-        closings = paths.between(arrow.source, arrow.target) if arrow else [((), Fraction(0))]
-        for closing, closing_charge in closings:
-            for singlets, extra in monomials:
-                grade = base + closing_charge + extra
-                if not 0 < grade <= bound:
-                    continue
-                polynomial: Polynomial = defaultdict(Fraction)
-                for coefficient, term_singlets, walk in derivative:
-                    polynomial[_word(singlets + term_singlets, walk + closing)] += coefficient
-                relations[grade].append({w: c for w, c in polynomial.items() if c != 0})
-    return words, relations
+        space = algebra.space(node, node, grade)
+        if space is not None:
+            for b in range(len(space.basis)):
+                columns[("J", node, b)] = len(columns)
+    for s in theory.singlets:
+        if s.r_charge * algebra.unit == grade:
+            columns[("S", s.label)] = len(columns)
+    quotient = _Space(coordinates=[(0, 0)] * len(columns))
+
+    def closed(node: int, element: Vector) -> dict[int, Fraction]:
+        return {columns[("J", node, b)]: v for b, v in element.items()}
+
+    for k, a in enumerate(algebra.arrows):
+        below = algebra.space(a.target, a.source, grade - algebra.weight[k])
+        if below is None or grade - algebra.weight[k] == 0:
+            continue
+        for b in range(len(below.basis)):
+            left, _ = algebra.left(k, {b: Fraction(1)}, a.source, grade - algebra.weight[k])
+            right = algebra.right(a.target, a.source, grade - algebra.weight[k], b, k)
+            row: dict[int, Fraction] = defaultdict(Fraction)
+            for column, value in closed(a.source, left).items():
+                row[column] += value
+            for column, value in closed(a.target, right).items():
+                row[column] -= value
+            quotient.add_relation(row, algebra.budget)
+    for k, a in enumerate(algebra.arrows):
+        if a.is_adjoint and algebra.weight[k] == grade:
+            trace, _ = algebra.left(k, {0: Fraction(1)}, a.source, 0)
+            quotient.add_relation(closed(a.source, trace), algebra.budget)  # tr X = 0
+    for s in theory.singlets:
+        if (2 - s.r_charge) * algebra.unit != grade:
+            continue
+        row = defaultdict(Fraction)
+        for coefficient, walk, others in algebra.singlet_terms[s.label]:
+            if walk and not others:
+                node = theory.arrow(walk[0]).source
+                value, _ = algebra.path_times(tuple(algebra.index[x] for x in walk), {0: Fraction(1)}, node, 0)
+                for column, v in closed(node, value).items():
+                    row[column] += coefficient * v
+            elif not walk and len(others) == 1 and ("S", others[0]) in columns:
+                row[columns[("S", others[0])]] += coefficient
+        quotient.add_relation(row, algebra.budget)
+    return len(columns), len(quotient.rows)
 
 
-def rank(rows: list[Polynomial], columns: dict[Word, int]) -> int:
-    """Exact rank over the rationals of sparse rows."""
-    entries = {i: {columns[w]: QQ(c.numerator, c.denominator) for w, c in row.items()}
-               for i, row in enumerate(rows) if row}
-    if not entries:
-        return 0
-    matrix = DomainMatrix({i: entries[key] for i, key in enumerate(entries)}, (len(entries), len(columns)), QQ)
-    return matrix.rank()
+def graded_stream(theory: Theory, bound: Fraction, budget: Budget | None = None) -> Iterator[tuple[Fraction, int]]:
+    """(R, dimension of the generators at R) for every grade up to ``bound`` in increasing order.
+
+    Call only when ring_preconditions(theory) is empty.  Raises WorkBoundExceeded past the budget.
+    """
+    budget = budget or Budget(RING_WORK, f"chiral ring of {theory.name or 'a theory'} up to R = {bound}")
+    algebra = _Jacobian(theory, bound, budget)
+    pending = {algebra.weight[k] for k in range(len(algebra.arrows))} | \
+              {int(s.r_charge * algebra.unit) for s in theory.singlets} | \
+              {int((2 - s.r_charge) * algebra.unit) for s in theory.singlets}
+    done: set[int] = {0}
+    while pending:
+        grade = min(pending)
+        pending.discard(grade)
+        if grade > algebra.top or grade in done:
+            continue
+        done.add(grade)
+        algebra.build(grade)
+        for (_, _, g) in [key for key in algebra.spaces if key[2] == grade]:
+            pending.update(g + w for w in algebra.weight)
+        generators, relations = _generators(algebra, grade)
+        if generators:
+            yield Fraction(grade, algebra.unit), generators - relations
 
 
-def graded_dimensions(theory: Theory, bound: Fraction) -> dict[Fraction, dict[str, int]]:
-    """Per R-charge up to ``bound``: cyclic words, independent relations, and the ring's dimension."""
-    words, relations = words_and_relations(planar_theory(theory), bound)
-    table = {}
-    for grade in sorted(set(words) | set(relations)):
-        columns = {word: index for index, word in enumerate(sorted(words.get(grade, set())))}
-        independent = rank(relations.get(grade, []), columns)
-        table[grade] = {"words": len(columns), "relations": independent, "dimension": len(columns) - independent}
-    return table
+def graded_dimensions(theory: Theory, bound: Fraction, budget: Budget | None = None) -> dict[Fraction, int]:
+    """The dimension of the generators at every R-charge up to ``bound`` (zeros left out)."""
+    return {r: dimension for r, dimension in graded_stream(theory, bound, budget) if dimension}

@@ -5,9 +5,10 @@ Dualising node k (no adjoint at k, as many flavours in as out):
 2. every arrow at k is reversed (the dual quark of X is labelled X~) with R -> 1 - R;
 3. one meson M[a.b] per pair (a into k, b out of k), an arrow from a's tail to b's head with
    R = R_a + R_b; a meson with both ends on one node is an adjoint plus the singlet tr[M[a.b]];
-4. in W every pass a b through k becomes M[a.b], and each meson gets the cubic term M[a.b] b~ a~
-   (a trace singlet couples as tr[M] b~ a~ / N);
-5. fields with a mass term (a quadratic term c A B) are integrated out exactly through their F-terms;
+4. in W every pass a b through k becomes M[a.b], and each meson gets the cubic term M[a.b] b~ a~; an
+   adjoint meson is the N x N matrix M_adj + tr[M]/N, so every term holding it is expanded into both
+   (tr[M] b~ a~ / N among them; tr X of a traceless adjoint X vanishes);
+5. fields with a mass term (two arrows, or two singlets) are integrated out exactly through their F-terms;
 6. the R-charges move to the nearest assignment (least squares, exact rationals) on the affine space
    where every W term has R = 2 and every node is free of the gauge-R anomaly.
 """
@@ -20,11 +21,9 @@ from fractions import Fraction
 from sympy import Matrix, Rational
 
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index
-from physvec.verifiers.dualitycert.chiral_ring import least_rotation
-from physvec.verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Term, Theory
-
-Cyclic = tuple[tuple[str, ...], tuple[str, ...]]
-"""A W term's factors: (arrows in their least rotation, sorted singlets)"""
+from physvec.verifiers.dualitycert.normal_form import (NotExact, Terms, adjoint_labels, as_terms, clean, cyclic,
+                                                      expand_traces, integrate_all, least_rotation)
+from physvec.verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Theory
 
 
 class DualisationError(ValueError):
@@ -65,12 +64,6 @@ def dual_rank(theory: Theory, node: int) -> int:
     if rank < MIN_RANK:
         raise DualisationError(f"node {node}: dual rank N_f - N_c = {into} - {theory.ranks[node]} = {rank} < {MIN_RANK}")
     return rank
-
-
-def _cyclic(theory: Theory, factors: tuple[str, ...]) -> Cyclic:
-    singlets = {s.label for s in theory.singlets}
-    arrows = tuple(f for f in factors if f not in singlets)
-    return least_rotation(arrows), tuple(sorted(f for f in factors if f in singlets))
 
 
 def _collapse(walk: tuple[str, ...], node: int, arrows: dict[str, Arrow]) -> tuple[str, ...]:
@@ -115,61 +108,20 @@ def _trace_singlets(theory: Theory, node: int) -> list[Singlet]:
     return [Singlet(label=trace_label(m.label), r_charge=m.r_charge) for m in _mesons(theory, node) if m.is_adjoint]
 
 
-def _dual_superpotential(theory: Theory, node: int) -> dict[Cyclic, Fraction]:
+def _dual_superpotential(theory: Theory, node: int) -> Terms:
+    """W of the dual before integrating out: electric passes collapsed to mesons, M b~ a~ per meson, and
+    every adjoint meson split into its SU(N) adjoint and trace singlet (expand_traces)."""
     electric = {a.label: a for a in theory.arrows}
-    terms: dict[Cyclic, Fraction] = defaultdict(Fraction)
+    terms: Terms = defaultdict(Fraction)
     for term in theory.superpotential:
-        walk, singlets = _cyclic(theory, term.factors)
+        walk, singlets = cyclic(theory, term.factors)
         terms[(least_rotation(_collapse(walk, node, electric)), singlets)] += term.coefficient
     incoming, outgoing = _passes(theory, node)
     for a in incoming:
         for b in outgoing:
-            meson, quarks = meson_label(a.label, b.label), (dual_label(b.label), dual_label(a.label))
-            terms[(least_rotation((meson, *quarks)), ())] += 1
-            if a.source == b.target:
-                # Tr(M q~ q) with M = M_adj + tr[M]/N: the trace part couples with weight 1/N.
-                terms[(least_rotation(quarks), (trace_label(meson),))] += Fraction(1, theory.ranks[a.source])
-    return {key: value for key, value in terms.items() if value != 0}
-
-
-def _derivative(terms: dict[Cyclic, Fraction], label: str) -> list[tuple[Fraction, tuple[str, ...], tuple[str, ...]]]:
-    """d W / d label: (coefficient, open walk after the field round to it, singlets) per occurrence."""
-    parts = []
-    for (walk, singlets), coefficient in terms.items():
-        for position, factor in enumerate(walk):
-            if factor == label:
-                parts.append((coefficient, walk[position + 1:] + walk[:position], singlets))
-    return parts
-
-
-def _mass_term(terms: dict[Cyclic, Fraction]) -> tuple[Cyclic, Fraction] | None:
-    return next(((key, c) for key, c in terms.items() if len(key[0]) == 2 and not key[1]), None)
-
-
-def _integrate_out(terms: dict[Cyclic, Fraction], mass: Cyclic, coefficient: Fraction) -> dict[Cyclic, Fraction]:
-    """W with the pair of a mass term c A B replaced by its F-term solution: W0 - Tr(Q P) / c.
-
-    P = dW'/dA and Q = dW'/dB, with W' = W - c A B; for an adjoint mass c A A the result is
-    W0 - Tr(P P) / (4 c).  Exact only when P and Q contain neither massive field.
-    """
-    first, second = mass[0]
-    rest = {key: c for key, c in terms.items() if key != mass}
-    p, q = _derivative(rest, first), _derivative(rest, second)
-    for _, walk, _ in (*p, *q):
-        if first in walk or second in walk:
-            raise DualisationError(f"the mass term {first} {second} cannot be integrated out exactly: "
-                                   f"its F-terms are not linear in the massive fields")
-    kept: dict[Cyclic, Fraction] = defaultdict(Fraction)
-    for key, c in rest.items():
-        if first not in key[0] and second not in key[0]:
-            kept[key] += c
-    scale = -1 / (4 * coefficient) if first == second else -1 / coefficient
-    left = p if first == second else q
-    for c_left, walk_left, singlets_left in left:
-        for c_right, walk_right, singlets_right in p:
-            key = (least_rotation(walk_left + walk_right), tuple(sorted(singlets_left + singlets_right)))
-            kept[key] += scale * c_left * c_right
-    return {key: value for key, value in kept.items() if value != 0}
+            terms[(least_rotation((meson_label(a.label, b.label), dual_label(b.label), dual_label(a.label))), ())] += 1
+    traces = {m.label: (trace_label(m.label), theory.ranks[m.source]) for m in _mesons(theory, node) if m.is_adjoint}
+    return expand_traces({key: value for key, value in terms.items() if value != 0}, traces)
 
 
 def _mixed_anomaly_row(theory: Theory, node: int, index: dict[str, int]) -> tuple[list[Fraction], Fraction]:
@@ -233,17 +185,17 @@ def dualize(theory: Theory, node: int) -> Theory:
     """The Seiberg dual of ``theory`` on ``node``, in the seed schema."""
     rank = dual_rank(theory, node)
     fields = _dual_fields(theory, node)
-    terms = _dual_superpotential(theory, node)
-    massive: set[str] = set()
-    while (mass := _mass_term(terms)) is not None:
-        massive.update(mass[0][0])
-        terms = _integrate_out(terms, *mass)
+    adjoints = {a.label for a in fields if a.is_adjoint} | adjoint_labels(theory)
+    try:
+        terms, massive = integrate_all(clean(_dual_superpotential(theory, node), adjoints), adjoints)
+    except NotExact as error:
+        raise DualisationError(str(error)) from None
     dual = Theory(
         name=f"{theory.name} dualised on node {node}".strip(),
         node_labels=theory.node_labels,
         ranks=tuple(rank if n == node else r for n, r in enumerate(theory.ranks)),
         arrows=tuple(a for a in fields if a.label not in massive),
-        singlets=(*theory.singlets, *_trace_singlets(theory, node)),
-        superpotential=tuple(Term(coefficient=c, factors=walk + singlets) for (walk, singlets), c in terms.items()),
+        singlets=tuple(s for s in (*theory.singlets, *_trace_singlets(theory, node)) if s.label not in massive),
+        superpotential=as_terms(terms),
         u1_globals=theory.u1_globals)
     return nearest_consistent_r(dual)

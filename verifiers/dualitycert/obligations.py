@@ -1,8 +1,10 @@
 """Each DualityCert obligation as a function from theories to one Obligation with its evidence table.
 
 Per theory: the cubic gauge anomaly, the SU(2) Witten anomaly, the gauge-R anomaly, and the gauge
-invariance and R-charge of every superpotential term.  Per claim: 't Hooft matching of Tr R and Tr R^3,
-equal central charges a and c, and the bounded chiral ring.  Numbers in evidence are fraction strings.
+invariance and R-charge of every superpotential term.  Per claim: 't Hooft matching of Tr R and Tr R^3
+and of the mixed anomalies of the non-R U(1)s, equal central charges a and c, the bounded chiral ring,
+and the copy guard.  Numbers in evidence are fraction strings.  A check that cannot decide (beyond its
+work bound, or its input out of reach) says unknown and why; it never hangs.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ from fractions import Fraction
 from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.dualitycert.anomalies import (central_charges, cubic_anomaly, doublet_count, mixed_r_anomaly,
                                              r_trace)
-from physvec.verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
+from physvec.verifiers.dualitycert.bounds import WorkBoundExceeded, size_problems
+from physvec.verifiers.dualitycert.chiral_ring import graded_stream, ring_preconditions, window
+from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
+from physvec.verifiers.dualitycert.global_symmetries import Anomalies, Underivable, flavour_symmetries, map_invariants
+from physvec.verifiers.dualitycert.isomorphism import is_copy_of, same_sectors
+from physvec.verifiers.dualitycert.normal_form import NotExact
 from physvec.verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
 from physvec.verifiers.dualitycert.theory import Theory
 
@@ -115,24 +122,138 @@ def central_charge_c(a: Theory, b: Theory) -> Obligation:
     return _match("central_charge_c", "central_charge", "c", central_charges(a)[1], central_charges(b)[1])
 
 
+def _bounded(name: str, category: str, a: Theory, b: Theory) -> Obligation | None:
+    """Unknown when either theory is beyond the size the bounded checks accept."""
+    problems = size_problems(a, "A") + size_problems(b, "B")
+    if not problems:
+        return None
+    return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                      message="not run: " + "; ".join(problems))
+
+
 def chiral_ring(a: Theory, b: Theory, level: int) -> Obligation:
-    """Single-trace chiral ring dimensions equal at every R-charge in the window of level L."""
-    name = "chiral_ring"
+    """Generators of the single-trace chiral ring (chiral_ring.py) agree at every R-charge in the window
+    of level L.  Grades are compared in increasing R as both sides are built, so a wrong B fails at its
+    first differing grade without the rest being built."""
+    name, category = "chiral_ring", "chiral_ring"
+    if (too_large := _bounded(name, category, a, b)) is not None:
+        return too_large
     blockers = [f"A: {p}" for p in ring_preconditions(a)] + [f"B: {p}" for p in ring_preconditions(b)]
     if blockers:
-        return Obligation(name=name, category="chiral_ring", outcome=Outcome.NOT_APPLICABLE,
-                          message="; ".join(blockers), evidence={"level": level})
+        return Obligation(name=name, category=category, outcome=Outcome.NOT_APPLICABLE,
+                          message="the chiral ring cannot be computed: " + "; ".join(blockers),
+                          evidence={"level": level})
     bound = window(level)
-    dims_a, dims_b = graded_dimensions(a, bound), graded_dimensions(b, bound)
-    table = [{"r_charge": str(r), "A": dims_a.get(r, {}).get("dimension", 0), "B": dims_b.get(r, {}).get("dimension", 0)}
-             for r in sorted(set(dims_a) | set(dims_b))]
-    evidence = {"level": level, "window": f"R <= {bound}", "grades": table}
-    failures = [row["r_charge"] for row in table if row["A"] != row["B"]]
-    if failures:
-        return Obligation(name=name, category="chiral_ring", outcome=Outcome.FAILED,
-                          message=f"chiral ring dimensions differ at R = {', '.join(failures)}", evidence=evidence)
-    if not any(row["A"] for row in table):
-        return Obligation(name=name, category="chiral_ring", outcome=Outcome.UNKNOWN,
-                          message=f"no single-trace operator with R <= {bound} on either side", evidence=evidence)
-    return Obligation(name=name, category="chiral_ring", outcome=Outcome.CERTIFIED,
-                      message=f"dimensions agree at every R-charge up to {bound}", evidence=evidence)
+    streams = {"A": graded_stream(a, bound), "B": graded_stream(b, bound)}
+    dims: dict[str, dict[Fraction, int]] = {"A": {}, "B": {}}
+    reached = {"A": Fraction(-1), "B": Fraction(-1)}
+    infinity = bound + 1
+
+    def table() -> list[dict[str, object]]:
+        return [{"r_charge": str(r), "A": dims["A"].get(r, 0), "B": dims["B"].get(r, 0)}
+                for r in sorted(set(dims["A"]) | set(dims["B"]))]
+    try:
+        while min(reached.values()) < infinity:
+            side = min(reached, key=lambda key: reached[key])
+            step = next(streams[side], None)
+            if step is None:
+                reached[side] = infinity
+            else:
+                reached[side] = step[0]
+                if step[1]:
+                    dims[side][step[0]] = step[1]
+            settled = min(reached.values())
+            differing = [r for r in sorted(set(dims["A"]) | set(dims["B"]))
+                         if r <= settled and dims["A"].get(r, 0) != dims["B"].get(r, 0)]
+            if differing:
+                return Obligation(name=name, category=category, outcome=Outcome.FAILED,
+                                  message=f"chiral ring generators differ at R = {differing[0]}",
+                                  evidence={"level": level, "window": f"R <= {bound}", "grades": table()})
+    except WorkBoundExceeded as error:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message=f"work bound reached before R = {bound} ({error}); grades agree up to "
+                                  f"R = {min(reached.values())}",
+                          evidence={"level": level, "grades": table()})
+    evidence = {"level": level, "window": f"R <= {bound}", "grades": table()}
+    if not dims["A"]:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message=f"no single-trace operator with R <= {bound} on either side: nothing discriminates")
+    return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED, evidence=evidence,
+                      message=f"generators agree at every R-charge up to {bound}")
+
+
+MAX_DUALISED_FIELDS = 128
+"""dualize's exact least squares (sympy) is run for the self-dual exemption only up to this many fields."""
+
+
+def not_a_copy(a: Theory, b: Theory) -> Obligation:
+    """B is not A in disguise (isomorphism.py), unless it is also A's Seiberg dual at some node.
+
+    Rule for self-dual cells: when B is a copy of A and B has the same sectors as dualize(A, k) for some
+    node k (dP1 nodes 0 and 1, dP2 phase I node 3), B is that dual, and the claim is judged by the other
+    obligations; otherwise a copy fails.
+    """
+    name, category = "not_a_copy", "copy_guard"
+    if (too_large := _bounded(name, category, a, b)) is not None:
+        return too_large
+    try:
+        if not is_copy_of(b, a):
+            return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED,
+                              message="B is not A up to relabelling, conjugation, massive fields and decoupled sectors")
+        if len(a.arrows) + len(a.singlets) > MAX_DUALISED_FIELDS:
+            return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                              message=f"B is a copy of A; whether A is self-dual at some node is not checked beyond "
+                                      f"{MAX_DUALISED_FIELDS} fields (work bound)")
+        for node in a.nodes:
+            try:
+                dual = dualize(a, node)
+            except DualisationError:
+                continue
+            if same_sectors(b, dual):
+                return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED,
+                                  evidence={"self_dual_node": node},
+                                  message=f"B is a copy of A, and so is A's Seiberg dual at node {node}: "
+                                          "a self-dual node, so the copy is that dual")
+    except (NotExact, WorkBoundExceeded) as error:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message=f"whether B is a copy of A could not be decided: {error}")
+    return Obligation(name=name, category=category, outcome=Outcome.FAILED,
+                      message="B is theory A itself (up to relabelling, conjugation, massive fields and decoupled "
+                              "sectors), and A has no self-dual node")
+
+
+def _plain(value: object) -> object:
+    """Evidence in JSON: fractions as strings."""
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def thooft_flavour_u1(a: Theory, b: Theory) -> Obligation:
+    """Mixed anomalies of the non-R U(1)s with R (Tr Q, Tr R^2 Q, Tr R Q^2, Tr Q^3) match under the map
+    the anomalies determine (global_symmetries.py)."""
+    name, category = "thooft_flavour_u1", "thooft_anomaly"
+    if (too_large := _bounded(name, category, a, b)) is not None:
+        return too_large
+    try:
+        found = {side: map_invariants(Anomalies(t, flavour_symmetries(t))) for side, t in (("A", a), ("B", b))}
+    except Underivable as error:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message=f"no map of the global U(1)s can be derived: {error}")
+    differing = [key for key in found["A"].keys() | found["B"].keys() if found["A"].get(key) != found["B"].get(key)]
+    contractions = [key for key in found["A"].get("contractions", {})
+                    if found["A"]["contractions"].get(key) != found["B"].get("contractions", {}).get(key)]
+    evidence = {"A": _plain(found["A"]), "B": _plain(found["B"])}
+    k = found["A"]["visible_u1s"]
+    if differing:
+        detail = ", ".join(sorted(differing)) + (f" ({', '.join(contractions)})" if contractions else "")
+        return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence,
+                          message=f"mixed U(1) anomalies differ: {detail}")
+    pinned = len([d for d in found["A"].get("pinning_sequence", []) if d])
+    return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED, evidence=evidence,
+                      message=f"mixed anomalies of the {k} non-R U(1)s match (map pinned on {pinned} of {k} "
+                              "directions; basis-free invariants for the rest)")

@@ -4,11 +4,24 @@ The verdict follows the certificate core: failed if any obligation failed, else 
 certified, else unknown.  A certificate says which consistency conditions hold; it is not a proof of
 duality.  Rows the checker does not compute are listed with status not_implemented, so a reader sees
 what was not checked.
+
+Every entry point (verify, the pipeline's domain-check node, the repair loop, the final judge) goes
+through ``certify``, so the copy guard and the completeness rule below hold everywhere.
+
+Completeness.  A claim is only as strong as its most discriminating check, and a check that could not
+run proves nothing.  The row ``required_checks`` fails when a check the claim kind requires (REQUIRED:
+the copy guard, the flavour-U(1) anomalies and the chiral ring) did not decide (not applicable, unknown,
+error, not run), or when any other check ended unknown or in error (a work bound, an input it cannot
+read); its message and evidence name each one.  The core
+certificate rule cannot say "unknown" once another row certified, so the claim is refused here instead:
+the row's message says that the refusal is for want of evidence, not evidence of a wrong dual.  A check
+that raises is recorded as an error row with its traceback, never a crash.
 """
 
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,9 +58,14 @@ PER_THEORY: tuple[Callable[[Theory, str], Obligation], ...] = (
 MATCHING: tuple[Callable[[Theory, Theory], Obligation], ...] = (
     obligations.thooft_tr_r,
     obligations.thooft_tr_r3,
+    obligations.thooft_flavour_u1,
     obligations.central_charge_a,
     obligations.central_charge_c,
+    obligations.not_a_copy,
 )
+REQUIRED = ("not_a_copy", "thooft_flavour_u1", "chiral_ring")
+"""Checks a duality claim cannot be certified without: the copy guard, and the two that pin what Tr R and
+Tr R^3 leave open (how R mixes with the flavour U(1)s; the W couplings, through the chiral ring)."""
 UNBUILT: tuple[tuple[str, str, str], ...] = (
     ("superconformal_index", "index", "the superconformal index is not computed"),
     ("operator_map", "operator_map", "no map of chiral operators between A and B is checked"),
@@ -80,19 +98,51 @@ Check = tuple[str, Callable[[], list[Obligation]]]
 """A named unit of work of the registry and the obligations it produces (timed by the benchmark)."""
 
 
+def _guarded(name: str, check: Callable[[], list[Obligation]]) -> Callable[[], list[Obligation]]:
+    """The check, or one error row carrying its traceback if it raises."""
+    def run() -> list[Obligation]:
+        try:
+            return check()
+        except Exception as error:  # recorded, never raised: a claim must not crash the verdict
+            return [Obligation(name=name, category="error", outcome=Outcome.ERROR,
+                               message=f"{type(error).__name__}: {error}",
+                               evidence={"traceback": traceback.format_exc(limit=8)[-4000:]})]
+    return run
+
+
 def planned_checks(claim: Claim, settings: Settings = INTERACTION) -> list[Check]:
-    """The registry's work on ``claim``, in certificate order."""
+    """The registry's work on ``claim``, in certificate order (the completeness row comes last, in certify)."""
     a, b = claim.theory_a, claim.theory_b
     checks: list[Check] = [(check.__name__, lambda check=check: [check(a, "A"), check(b, "B")]) for check in PER_THEORY]
     checks += [(check.__name__, lambda check=check: [check(a, b)]) for check in MATCHING]
     checks.append(("chiral_ring", lambda: [obligations.chiral_ring(a, b, settings.level)]))
     checks.append(("audits", lambda: _audits(claim, settings)))
     checks.append(("unbuilt", lambda: [not_implemented(name, category, why) for name, category, why in UNBUILT]))
-    return checks
+    return [(name, _guarded(name, check)) for name, check in checks]
+
+
+def completeness(found: list[Obligation]) -> Obligation:
+    """``required_checks``: failed when a required check did not decide (certified or failed), or when any
+    other check ended unknown or in error.  A required check that failed already fails the claim."""
+    outcome = {o.name: o for o in found}
+    missing = [f"{name} ({outcome[name].outcome.value}: {outcome[name].message})" if name in outcome
+               else f"{name} (not run)" for name in REQUIRED
+               if name not in outcome or outcome[name].outcome not in (Outcome.CERTIFIED, Outcome.FAILED)]
+    missing += [f"{o.name} ({o.outcome.value}: {o.message})" for o in found
+                if o.outcome in (Outcome.UNKNOWN, Outcome.ERROR) and o.name not in REQUIRED
+                and o.category != "audit"]
+    if missing:
+        return Obligation(name="required_checks", category="completeness", outcome=Outcome.FAILED,
+                          evidence={"could_not_run": missing},
+                          message="not certified: these checks could not decide, so the claim lacks evidence "
+                                  "(this is not evidence that B is wrong): " + "; ".join(missing))
+    return Obligation(name="required_checks", category="completeness", outcome=Outcome.CERTIFIED,
+                      message=f"every required check ran and decided: {', '.join(REQUIRED)}")
 
 
 def certify(claim: Claim, settings: Settings = INTERACTION) -> Certificate:
-    """Every registry row on ``claim``."""
+    """Every registry row on ``claim``, then the completeness row."""
     found = [obligation for _, check in planned_checks(claim, settings) for obligation in check()]
+    found.append(completeness(found))
     return Certificate(verifier=VERIFIER, subject_digest=claim_digest(claim), obligations=tuple(found),
                        summary={"level": settings.level, "audits": settings.audits})

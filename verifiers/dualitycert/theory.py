@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictInt, ValidationError
 
 MIN_RANK = 2
 """SU(1) is no gauge group: every node has rank at least 2."""
@@ -63,8 +63,8 @@ class Arrow(_Strict):
     """A chiral field: bifundamental of (source, target), or adjoint when source == target."""
 
     label: str = Field(min_length=1)
-    source: int = Field(ge=0)
-    target: int = Field(ge=0)
+    source: StrictInt = Field(ge=0)
+    target: StrictInt = Field(ge=0)
     r_charge: Rational
 
     @property
@@ -91,7 +91,8 @@ class Theory(_Strict):
 
     name: str = ""
     node_labels: tuple[str, ...]
-    ranks: tuple[int, ...]
+    ranks: tuple[StrictInt, ...]
+    """Integers only: "6" or 6.0 is refused, not coerced (a claim is read as written)."""
     arrows: tuple[Arrow, ...]
     singlets: tuple[Singlet, ...] = ()
     superpotential: tuple[Term, ...] = ()

@@ -1,12 +1,16 @@
-"""The copy guard sees through relabelling, reordering, trace rotation and charge conjugation."""
+"""The copy guard sees through relabelling, reordering, trace rotation, charge conjugation, massive fields
+and decoupled sectors."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 from physvec.verifiers.dualitycert.dualize import dualize
 from physvec.verifiers.dualitycert.isomorphism import is_copy_of
-from physvec.verifiers.dualitycert.theory import Theory
+from physvec.verifiers.dualitycert.normal_form import NotExact, normal_form
+from physvec.verifiers.dualitycert.theory import Arrow, Singlet, Term, Theory
 
 
 def _disguised(theory: Theory, conjugate: bool) -> Theory:
@@ -47,3 +51,52 @@ def test_a_genuine_dual_or_a_changed_theory_is_not_a_copy(dp0):
 def test_self_dual_seed_cells_are_recognised(seed_claims):
     # dP1 has a single toric phase: dualising a node with N_f = 2N returns the same quiver.
     assert is_copy_of(seed_claims["dp1_N2_node0"].theory_b, seed_claims["dp1_N2_node0"].theory_a)
+
+
+# Class: the guard compares normal forms, so padding A does not make it "not a copy".
+
+def _with(theory: Theory, arrows=(), singlets=(), terms=(), ranks=()) -> Theory:
+    return theory.model_copy(update={
+        "ranks": (*theory.ranks, *ranks), "node_labels": (*theory.node_labels, *(f"extra{i}" for i in range(len(ranks)))),
+        "arrows": (*theory.arrows, *arrows), "singlets": (*theory.singlets, *singlets),
+        "superpotential": (*theory.superpotential, *terms)})
+
+
+def test_a_plus_a_massive_vector_like_pair_is_a_copy(dp0):
+    pair = (Arrow(label="Y", source=0, target=1, r_charge=Fraction(1)),
+            Arrow(label="Yt", source=1, target=0, r_charge=Fraction(1)))
+    assert is_copy_of(_with(dp0, arrows=pair, terms=(Term(coefficient=Fraction(5), factors=("Y", "Yt")),)), dp0)
+
+
+def test_a_plus_an_inert_singlet_or_a_decoupled_node_is_a_copy(dp0):
+    assert is_copy_of(_with(dp0, singlets=(Singlet(label="S", r_charge=Fraction(1)),)), dp0)
+    adjoint = Arrow(label="Phi", source=3, target=3, r_charge=Fraction(0))
+    assert is_copy_of(_with(dp0, arrows=(adjoint,), ranks=(2,)), dp0)
+    assert is_copy_of(dp0, _with(dp0, arrows=(adjoint,), ranks=(2,))), "A with a sector removed is a copy too"
+
+
+def test_flip_singlets_with_a_singlet_mass_term_are_integrated_out(dp0):
+    # The debris of dualising twice: S flips an operator, T pairs with S.  Integrating out S and T exactly
+    # (W0 - P Q / m with Q = 0) leaves A.
+    flips = (Singlet(label="S", r_charge=Fraction(2, 3)), Singlet(label="T", r_charge=Fraction(4, 3)))
+    terms = (Term(coefficient=Fraction(1), factors=("S", "T")),
+             Term(coefficient=Fraction(1), factors=("X0", "Y0", "Z0", "S")))
+    padded = _with(dp0, singlets=flips, terms=terms)
+    assert normal_form(padded) == dp0
+    assert is_copy_of(padded, dp0)
+
+
+def test_a_double_trace_from_singlet_masses_is_not_exact(dp0):
+    flips = (Singlet(label="S", r_charge=Fraction(0)), Singlet(label="T", r_charge=Fraction(2)))
+    terms = (Term(coefficient=Fraction(1), factors=("S", "T")),
+             Term(coefficient=Fraction(1), factors=("X0", "Y0", "Z0", "S")),
+             Term(coefficient=Fraction(1), factors=("X1", "Y1", "Z1", "T")))
+    with pytest.raises(NotExact, match="double-trace"):
+        normal_form(_with(dp0, singlets=flips, terms=terms))
+
+
+def test_a_dual_with_a_massive_pair_is_still_not_a_copy(dp0):
+    dual = dualize(dp0, 0)
+    pair = (Arrow(label="Y", source=0, target=1, r_charge=Fraction(1)),
+            Arrow(label="Yt", source=1, target=0, r_charge=Fraction(1)))
+    assert not is_copy_of(_with(dual, arrows=pair, terms=(Term(coefficient=Fraction(1), factors=("Y", "Yt")),)), dp0)

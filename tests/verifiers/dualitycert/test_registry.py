@@ -28,6 +28,7 @@ def test_the_dp0_dual_certifies_and_the_unbuilt_rows_say_so(dp0_claim):
     outcomes = {o.name: o.outcome for o in certificate.obligations}
     assert all(outcomes[name] is Outcome.NOT_IMPLEMENTED for name, _, _ in UNBUILT)
     assert outcomes["A.a_maximisation"] is Outcome.NOT_APPLICABLE, "audits are opt-in"
+    assert outcomes["required_checks"] is outcomes["not_a_copy"] is outcomes["thooft_flavour_u1"] is Outcome.CERTIFIED
     assert certificate.summary == {"level": 5, "audits": False}
 
 
