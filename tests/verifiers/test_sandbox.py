@@ -128,7 +128,8 @@ def test_limits_must_be_positive():
 
 
 def test_leftover_background_processes_are_killed_after_exit(tmp_path):
-    code = HEARTBEAT + "subprocess.Popen([sys.executable, '-c', beat], start_new_session=True)\n"
+    code = HEARTBEAT + ("subprocess.Popen([sys.executable, '-c', beat], start_new_session=True)\n"
+                        "import time\nwhile not os.path.exists('beat.txt'):\n    time.sleep(0.01)\n")
     result = run_program(python_job(tmp_path, code))
     assert result.ok
     assert _stopped_growing(tmp_path / "job" / "beat.txt"), "a daemon in its own session outlived the program"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,43 +44,49 @@ class Observed:
     seconds: float | None = None
 
 
-def _program(run: OverrideRun) -> str:
+def _program(run: OverrideRun, observables: list[str]) -> str:
     return ("from physvec.verifiers.programming.harness import run_with_overrides\n"
-            f"run_with_overrides('script.py', {run.run!r}, {run.overrides!r}, {run.observable!r}, {REPORT_FILE!r})\n")
+            f"run_with_overrides('script.py', {run.run!r}, {run.overrides!r}, {observables!r}, {REPORT_FILE!r})\n")
 
 
-def _observed(run: OverrideRun, folder: Path, result: SandboxResult) -> Observed:
-    path = folder / REPORT_FILE
-    if not path.is_file():
+def _observed(run: OverrideRun, report: dict[str, Any] | None, result: SandboxResult) -> Observed:
+    if report is None:
         return Observed(run, False, error=f"the run died: {result.summary()}; {result.stderr[-500:]}")
-    report = json.loads(path.read_text())
-    return Observed(run, report["ok"], report.get("value"), report.get("error", ""), report.get("seconds"))
+    if not report["ok"]:
+        return Observed(run, False, error=report.get("error", ""), seconds=report.get("seconds"))
+    if run.observable in report["errors"]:
+        return Observed(run, False, error=report["errors"][run.observable], seconds=report.get("seconds"))
+    return Observed(run, True, report["values"][run.observable], seconds=report.get("seconds"))
 
 
 def _call_key(run: OverrideRun) -> str:
-    """Runs with the same call and observable give the same value; they execute once."""
-    return json.dumps([str(run.program), run.run, run.overrides, run.observable], sort_keys=True, default=str)
+    """Runs of the same call execute once, whatever observables they read from it."""
+    return json.dumps([str(run.program), run.run, run.overrides], sort_keys=True, default=str)
 
 
 def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxPool,
             limits: SandboxLimits) -> list[Observed]:
-    """Execute every distinct override run in parallel; results come back in the order of ``runs``."""
-    distinct: dict[str, OverrideRun] = {}
+    """Execute every distinct call in parallel, once each, recording every observable asked of it; results come
+    back in the order of ``runs``."""
+    distinct: dict[str, tuple[OverrideRun, list[str]]] = {}
     for run in runs:
-        distinct.setdefault(_call_key(run), run)
+        _, observables = distinct.setdefault(_call_key(run), (run, []))
+        if run.observable not in observables:
+            observables.append(run.observable)
     jobs, folders = [], []
-    for run in distinct.values():
+    for run, observables in distinct.values():
         folder = workdir / run.label
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         shutil.copyfile(run.program or script, folder / "script.py")
-        (folder / "observe.py").write_text(_program(run))
+        (folder / "observe.py").write_text(_program(run, observables))
         jobs.append(SandboxJob([sys.executable, "observe.py"], folder, limits))
         folders.append(folder)
     results = pool.run_all(jobs)
-    by_key = {key: _observed(run, folder, result)
-              for (key, run), folder, result in zip(distinct.items(), folders, results)}
-    return [replace(by_key[_call_key(run)], run=run) for run in runs]
+    reports = {key: (json.loads((folder / REPORT_FILE).read_text()) if (folder / REPORT_FILE).is_file() else None,
+                     result)
+               for key, folder, result in zip(distinct, folders, results)}
+    return [_observed(run, *reports[_call_key(run)]) for run in runs]
 
 
 def observe_groups(script: Path, groups: list[list[OverrideRun]], workdir: Path, pool: SandboxPool,
