@@ -266,7 +266,8 @@ def convert_task(task: PhysvecPaperTask) -> Conversion:
 
 
 def renamed(conversion: Conversion, aliases: dict[str, str], fixed: dict[str, float],
-            observables: dict[str, tuple[str, dict[str, str]]]) -> Conversion:
+            observables: dict[str, tuple[str, dict[str, str | None]]],
+            implied: dict[str, dict[str, Any]] | None = None) -> Conversion:
     """The conversion in a script's own names, for a task author who knows them (a benchmark overlay).
 
     Args:
@@ -274,14 +275,18 @@ def renamed(conversion: Conversion, aliases: dict[str, str], fixed: dict[str, fl
         fixed: prose names the script's lattice fixes, with the value it fixes (``Lx``: 2 for a two-leg ladder):
             dropped where a check sets that value; a check that sets another value stays prose.
         observables: check source -> (key path of the run_ function's results, observable argument -> PARAMS
-            key): an adapter check the script answers directly, with its arguments passed as overrides.
+            key, or None where the key path fixes the argument): an adapter check the script answers directly,
+            with its arguments passed as overrides.
+        implied: check source -> PARAMS (script names) the check implies without writing them; they join its
+            overrides (its own overrides win).
     """
     assertions, rows = [], []
     by_source = {row.source: row for row in conversion.rows}
     for assertion in conversion.assertions:
         source = assertion.name.removeprefix("upstream ")
         try:
-            assertions.append(_renamed(assertion, aliases, fixed, observables.get(source)))
+            assertions.append(_renamed(assertion, aliases, fixed, observables.get(source),
+                                       (implied or {}).get(source, {})))
             rows.append(by_source[source])
         except Unreadable as reason:
             rows.append(ConversionRow(source, by_source[source].prose, "kept as prose", str(reason)))
@@ -307,17 +312,18 @@ def _renamed_overrides(overrides: dict[str, Any], aliases: dict[str, str], fixed
 
 
 def _renamed(assertion: Assertion, aliases: dict[str, str], fixed: dict[str, float],
-             observable: tuple[str, dict[str, str]] | None) -> Assertion:
+             observable: tuple[str, dict[str, str | None]] | None, implied: dict[str, Any]) -> Assertion:
     data = assertion.model_dump()
     for key in ("overrides", "overrides_a", "overrides_b"):
         if key in data:
-            data[key] = _renamed_overrides(data[key], aliases, fixed)
+            data[key] = {**implied, **_renamed_overrides(data[key], aliases, fixed)}
     if observable is not None and data.get("adapter"):
         key_path, argument_keys = observable
         unknown = sorted(set(data["arguments"]) - set(argument_keys))
         if unknown:
             raise Unreadable(f"no PARAMS key is given for the observable argument(s) {', '.join(unknown)}")
-        moved = {argument_keys[name]: value for name, value in data["arguments"].items()}
+        moved = {argument_keys[name]: value for name, value in data["arguments"].items()
+                 if argument_keys[name] is not None}
         for key in ("overrides", "overrides_a", "overrides_b"):
             if key in data:
                 data[key] = {**data[key], **moved}
