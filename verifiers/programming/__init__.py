@@ -20,9 +20,9 @@ from physvec.verifiers.programming.integration import (
 )
 from physvec.verifiers.programming.julia_contract import analyse_julia_script
 from physvec.verifiers.programming.julia_verification import verify_julia_script
+from physvec.verifiers.programming.methods import METHOD_ENTRY_POINTS, demanded_method, method_obligation
 from physvec.verifiers.programming.unit_tests import (
-    UNIT, UnitTest, embeds_identically, glue_problem, syntax_unit_obligation, unbound_report, unit_obligation,
-    unit_test_program,
+    UNIT, UnitTest, embeds_identically, glue_problem, syntax_unit_obligation, unbound_report, unit_obligation, unit_test_program,
 )
 from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
@@ -95,17 +95,25 @@ def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], r
 
 
 def verify_python_script(script: Path, backend: str, workdir: Path, pool: SandboxPool,
-                         limits: SandboxLimits, glue_writer: GlueWriter | None = None) -> list[Obligation]:
+                         limits: SandboxLimits, glue_writer: GlueWriter | None = None,
+                         method: str | None = None) -> list[Obligation]:
+    """Every programming obligation of a Python script; ``method``, the method its task demands, is checked by
+    the backend calls of its main run."""
     contract = analyse_script(script.read_text())
     obligations = contract_obligations(contract)
     if contract.tree is None:
         return obligations
     environment = _sandbox_environment(backend, workdir)
     tests, unit_results = _unit_tests(contract, backend, workdir)
-    jobs = [instrumented_job(script, workdir, limits, environment)] + [t.job(limits, environment) for t in tests]
+    entry_points = METHOD_ENTRY_POINTS.get(method or "", ())
+    jobs = [instrumented_job(script, workdir, limits, environment, entry_points)] + \
+        [t.job(limits, environment) for t in tests]
     execution, *unit_runs = pool.run_all(jobs)
     report = read_report(workdir)
     obligations += [execution_obligation(report, execution), results_obligation(workdir), figure_obligation(workdir)]
+    checked_method = method_obligation(method, report)
+    if checked_method is not None:
+        obligations.append(checked_method)
     obligations += [integration_obligation(levels) for levels in all_levels(contract, report)]
     unit_results += [unit_obligation(test, result) for test, result in zip(tests, unit_runs)]
     if glue_writer is not None:
@@ -120,17 +128,19 @@ def analyse_for_backend(source: str, backend: str) -> ScriptContract:
 
 
 def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, limits: SandboxLimits,
-                  glue_writer: GlueWriter | None = None) -> Certificate:
+                  glue_writer: GlueWriter | None = None, method: str | None = None) -> Certificate:
     """The Programming verifier's certificate for one script file.
 
     Args:
         glue_writer: asked (in a second, parallel round) for argument-making code when no background
             function can make a unit test's inputs; without one those unit tests stay unknown.
+        method: the method the task demands (methods.demanded_method), checked by the backend calls of the
+            main run; None when no task demands one.
     """
     if backend == "itensors" or script.suffix == ".jl":
         obligations = verify_julia_script(script, workdir, pool, limits)
     else:
-        obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer)
+        obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer, method)
     return Certificate(verifier="programming", subject_digest=digest(script.read_bytes()),
                        obligations=tuple(obligations))
 
@@ -158,4 +168,4 @@ class ProgrammingVerifier:
 
     def verify(self, subject: Subject) -> Certificate:
         return verify_script(subject.script, subject.task.task.backend, subject.workdir, subject.pool, subject.limits,
-                             self.glue_writer)
+                             self.glue_writer, demanded_method(subject.task.task))

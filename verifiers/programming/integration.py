@@ -20,16 +20,18 @@ from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
 
 INTEGRATION = "integration"
 REPORT_FILE = "integration_report.json"
-_LAUNCHER = ("import sys\n"
-             "from physvec.verifiers.programming.harness import run_instrumented\n"
-             f"run_instrumented('script.py', {REPORT_FILE!r})\n")
+def _launcher(entry_points: tuple[str, ...]) -> str:
+    return ("import sys\n"
+            "from physvec.verifiers.programming.harness import run_instrumented\n"
+            f"run_instrumented('script.py', {REPORT_FILE!r}, {list(entry_points)!r})\n")
 
 
-def instrumented_job(script: Path, workdir: Path, limits: SandboxLimits, extra_env: dict[str, str]) -> SandboxJob:
-    """The one execution of the script: its main(), with element calls recorded."""
+def instrumented_job(script: Path, workdir: Path, limits: SandboxLimits, extra_env: dict[str, str],
+                     entry_points: tuple[str, ...] = ()) -> SandboxJob:
+    """The one execution of the script: its main(), with element calls (and the method's entry points) recorded."""
     workdir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(script, workdir / "script.py")
-    (workdir / "instrumented.py").write_text(_LAUNCHER)
+    (workdir / "instrumented.py").write_text(_launcher(entry_points))
     return SandboxJob(argv=[sys.executable, "instrumented.py"], workdir=workdir, limits=limits, extra_env=extra_env)
 
 
