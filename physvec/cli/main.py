@@ -171,6 +171,12 @@ def _physvec_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="print performance figures")
     bench.add_argument("suite", choices=["programming"])
     bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
+    redteam = commands.add_parser("redteam", help="seeded adversarial trials against the checkers, judged by an "
+                                                  "independent ground truth (exit 1 on a false verdict or crash)")
+    redteam.add_argument("--checker", choices=["dualitycert", "phact", "pipeline"], help="one checker (default: all)")
+    redteam.add_argument("--trials", type=int, default=300, help="trials per checker, classes round-robin")
+    redteam.add_argument("--seed", type=int, default=0)
+    redteam.add_argument("--out", type=Path, default=Path("runs/redteam"), help="records.jsonl and redteam.md")
     return parser
 
 
@@ -289,6 +295,10 @@ def physvec_main(argv: list[str] | None = None) -> int:
         return kb_cli.run(arguments)
     if arguments.command == "library":
         return _library_build(arguments)
+    if arguments.command == "redteam":
+        from physvec.cli.redteam import run as redteam
+
+        return redteam(arguments)
     if arguments.command in ("rubrics", "assertions"):
         from physvec.cli.libraries import list_templates
 
