@@ -20,6 +20,7 @@ from physvec.agents.model_client import ModelClient, RetryPolicy
 from physvec.agents.pipeline import build_graph
 from physvec.agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
 from physvec.agents.state import RunContext, Status
+from physvec.runstore.lock import RunLock
 from physvec.runstore.report import write_report
 from physvec.runstore.store import RunDirectory, create_run, open_run
 from physvec.runstore.transcript import Event, EventType
@@ -75,17 +76,27 @@ def _graph(ctx: RunContext, checkpointer: SqliteSaver) -> Any:
 
 
 def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
+    """Drive the graph; a resume of a run killed before its first checkpoint starts from the beginning, and
+    a run that stops on an exception says ``interrupted`` in run.json rather than ``running``."""
     config = {"configurable": {"thread_id": ctx.run.run_id}, "recursion_limit": RECURSION_LIMIT}
     with closing(sqlite3.connect(ctx.run.checkpoint_file, check_same_thread=False)) as connection:
         graph = _graph(ctx, SqliteSaver(connection))
-        if resume and not graph.get_state(config).next:
-            final = graph.get_state(config).values
+        checkpoint = graph.get_state(config)
+        if resume and checkpoint.values and not checkpoint.next:
+            final = checkpoint.values
         else:
+            if resume:
+                ctx.run.update_metadata(status="running")
             try:
-                final = graph.invoke(None if resume else {"step": 0}, config, durability="sync")
+                final = graph.invoke(None if resume and checkpoint.values else {"step": 0}, config,
+                                     durability="sync")
             except KeyboardInterrupt:
                 ctx.transcript.append(EventType.RUN_INTERRUPTED)
+                ctx.run.update_metadata(status="interrupted")
                 raise RunInterrupted(ctx.run) from None
+            except BaseException:
+                ctx.run.update_metadata(status="interrupted")
+                raise
     write_report(ctx.run)
     return RunOutcome(run=ctx.run, status=final.get("status", "unknown"), verdict=final.get("verdict"))
 
@@ -105,23 +116,26 @@ def start_run(task_path: Path, model_spec: str, runs_dir: Path, settings: Provid
     if allow_reduced_isolation:
         settings_fields["allow_reduced_isolation"] = True
     run = create_run(runs_dir, loaded, model_spec, method=method, **settings_fields)
-    ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
-    ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)
-    return _execute(ctx, resume=False)
+    with RunLock(run.path):
+        ctx = _context(run, load_task(run.task_file), model_spec, settings, retry, listener)
+        ctx.transcript.append(EventType.RUN_STARTED, task_id=loaded.task.id, model=model_spec)
+        return _execute(ctx, resume=False)
 
 
 def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = ProviderSettings(),
                retry: RetryPolicy = RetryPolicy(), listener: Listener | None = None) -> RunOutcome:
-    """Continue a killed run from its last finished node, with the model it started with."""
+    """Continue a killed run from its last finished node, with the model it started with; RunBusy when a
+    live process holds the run."""
     run = open_run(runs_dir, run_id)
-    run.verify_inputs()
-    meta = run.metadata()
-    if meta.get("base_url") and not settings.base_url:
-        settings = ProviderSettings(base_url=meta["base_url"], timeout_s=settings.timeout_s,
-                                    temperature=settings.temperature)
-    ctx = _context(run, load_task(run.task_file), meta["model"], settings, retry, listener)
-    ctx.transcript.append(EventType.RUN_RESUMED, model=meta["model"])
-    return _execute(ctx, resume=True)
+    with RunLock(run.path):
+        run.verify_inputs()
+        meta = run.metadata()
+        if meta.get("base_url") and not settings.base_url:
+            settings = ProviderSettings(base_url=meta["base_url"], timeout_s=settings.timeout_s,
+                                        temperature=settings.temperature)
+        ctx = _context(run, load_task(run.task_file), meta["model"], settings, retry, listener)
+        ctx.transcript.append(EventType.RUN_RESUMED, model=meta["model"])
+        return _execute(ctx, resume=True)
 
 
 def replay_run(archived: Path, runs_dir: Path, listener: Listener | None = None) -> RunOutcome:

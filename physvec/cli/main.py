@@ -21,8 +21,10 @@ from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSetti
 from physvec.agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
 from physvec.cli import kb as kb_cli
 from physvec.cli.display import LiveDisplay, print_certificate
+from physvec.runstore.lock import RunBusy
 from physvec.runstore.report import node_timeline
 from physvec.runstore.store import RunNotFound, RunTampered, list_runs, open_run
+from physvec.runstore.transcript import read_events
 from physvec.cli.scaffold import scaffold_task
 from physvec.taskfiles.loading import InputFileError, load_task
 from physvec.taskfiles.schemas import export_schemas
@@ -112,7 +114,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
         for problem in error.problems:
             _errors.print(f"reproduce: {problem}")
         return EXIT_BAD_INPUT
-    except (ModelSpecError, RunNotFound, RunTampered, SubstitutionError) as error:
+    except (ModelSpecError, RunNotFound, RunTampered, RunBusy, SubstitutionError) as error:
         return _bad_input(str(error))
     except RunInterrupted as interruption:
         runs_dir = interruption.run.path.parent
@@ -218,7 +220,7 @@ def _runs_list(runs_dir: Path) -> int:
     table.add_column("run (its id names the start time and the task)", no_wrap=True)
     for run in list_runs(runs_dir):
         meta = run.metadata()
-        table.add_row(meta["status"], str(meta["verdict"]), str(meta.get("tokens_used", "")), run.run_id)
+        table.add_row(run.status(), str(meta["verdict"]), str(meta.get("tokens_used", "")), run.run_id)
     Console().print(table)
     return 0
 
@@ -232,12 +234,12 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
     console = Console()
     meta = run.metadata()
     console.print(f"[bold]{run.run_id}[/]  task {meta['task_id']}  model {meta['model']}  "
-                  f"status {meta['status']}  verdict {meta['verdict']}  tokens {meta.get('tokens_used', 0)}")
+                  f"status {run.status()}  verdict {meta['verdict']}  tokens {meta.get('tokens_used', 0)}")
     if meta.get("metrics"):
         console.print("metrics: " + ", ".join(f"{key} {value}" for key, value in meta["metrics"].items()),
                       highlight=False)
     timeline = Table("step", "node", "attempt", "seconds", "tokens", "state", title="timeline")
-    for row in node_timeline(run.transcript().events()):
+    for row in node_timeline(read_events(run.transcript_file)):
         timeline.add_row(*(str(row[key]) for key in ("step", "node", "attempt", "seconds", "tokens", "state")))
     console.print(timeline)
     for name, certificate in run.certificates().items():

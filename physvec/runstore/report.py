@@ -10,7 +10,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from physvec.runstore.store import RunDirectory
-from physvec.runstore.transcript import Event, EventType
+from physvec.runstore.transcript import Event, EventType, read_events
 
 _ENVIRONMENT = Environment(loader=PackageLoader("physvec.runstore", "templates"), undefined=StrictUndefined,
                            autoescape=select_autoescape(["html", "j2"]))
@@ -63,7 +63,7 @@ def certificates_in_order(run: RunDirectory, events: list[Event]) -> dict[str, A
 
 
 def render_report(run: RunDirectory) -> str:
-    events = run.transcript().events()
+    events = read_events(run.transcript_file)
     timeline = node_timeline(events)
     counts = defaultdict(int)
     for event in events:

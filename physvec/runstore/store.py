@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from physvec.runstore.lock import is_held
 from physvec.runstore.transcript import EventType, Transcript, read_events
 from physvec.taskfiles.loading import LoadedTask
 from physvec.verifiers.certificate import Certificate
@@ -92,6 +93,12 @@ class RunDirectory:
 
     def metadata(self) -> dict[str, Any]:
         return json.loads((self.path / "run.json").read_text())
+
+    def status(self) -> str:
+        """run.json's status, except that a run no live process holds is not ``running`` but
+        ``interrupted`` (killed, even by SIGKILL, which leaves run.json as it was)."""
+        status = self.metadata().get("status", "unknown")
+        return "interrupted" if status == "running" and not is_held(self.path) else status
 
     def update_metadata(self, **fields: Any) -> None:
         data = self.metadata()

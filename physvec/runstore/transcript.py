@@ -2,11 +2,14 @@
 
 Each event is written with a single ``write`` of a whole line to a file opened for appending, then
 fsynced.  If a crash still leaves an unterminated last line, readers skip it and the next writer cuts
-it off before appending, so a transcript always reads back as whole events.
+it off before appending, so a transcript always reads back as whole events.  A whole line that is not an
+event (a disk error, a person's edit) never stops a run: readers skip it, and the next writer moves it to
+``transcript.quarantine.jsonl`` with its byte offset and records that it did.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -15,7 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class EventType(StrEnum):
@@ -40,6 +43,7 @@ class EventType(StrEnum):
     BUDGET_EXHAUSTED = "budget_exhausted"
     RUN_INTERRUPTED = "run_interrupted"
     RUN_FINISHED = "run_finished"
+    TRANSCRIPT_QUARANTINE = "transcript_quarantine"
 
 
 class Event(BaseModel):
@@ -64,12 +68,53 @@ def read_events(path: Path) -> list[Event]:
 
 
 def _iter_events(path: Path) -> Iterator[Event]:
+    for _, line, event in _whole_lines(path):
+        if event is not None:
+            yield event
+
+
+def _whole_lines(path: Path) -> Iterator[tuple[int, bytes, Event | None]]:
+    """(byte offset, line, the event or None when the line is not one) of every terminated line."""
     if not path.exists():
         return
+    offset = 0
     with path.open("rb") as stream:
         for line in stream:
             if line.endswith(b"\n"):
-                yield Event.model_validate_json(line)
+                yield offset, line, _parsed(line)
+            offset += len(line)
+
+
+def _parsed(line: bytes) -> Event | None:
+    try:
+        return Event.model_validate_json(line)
+    except (ValidationError, ValueError):
+        return None
+
+
+def quarantine_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".quarantine.jsonl")
+
+
+def _quarantine_unreadable(path: Path) -> list[int]:
+    """Move every whole line that is not an event to the quarantine file (offset and text), rewrite the
+    transcript without them (temporary file, fsync, rename) and return their offsets."""
+    lines = list(_whole_lines(path))
+    bad = [(offset, line) for offset, line, event in lines if event is None]
+    if not bad:
+        return []
+    with quarantine_path(path).open("a", encoding="utf-8") as quarantine:
+        for offset, line in bad:
+            quarantine.write(json.dumps({"offset": offset, "text": line.decode("utf-8", "replace")}) + "\n")
+        quarantine.flush()
+        os.fsync(quarantine.fileno())
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("wb") as clean:
+        clean.writelines(line for _, line, event in lines if event is not None)
+        clean.flush()
+        os.fsync(clean.fileno())
+    os.replace(temporary, path)
+    return [offset for offset, _ in bad]
 
 
 def _cut_partial_line(path: Path) -> None:
@@ -90,9 +135,12 @@ class Transcript:
     def __init__(self, path: Path) -> None:
         self.path = path
         _cut_partial_line(path)
-        self._next_seq = len(read_events(path))
+        quarantined = _quarantine_unreadable(path)
+        self._next_seq = max((event.seq for event in read_events(path)), default=-1) + 1
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
+        if quarantined:
+            self.append(EventType.TRANSCRIPT_QUARANTINE, offsets=quarantined, file=quarantine_path(path).name)
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)

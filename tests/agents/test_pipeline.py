@@ -261,6 +261,42 @@ def test_resuming_a_finished_run_changes_nothing(tiny_task, runs_dir, tmp_path):
     assert [e.type for e in events[before:]] == [EventType.RUN_RESUMED]
 
 
+def test_a_run_killed_before_its_first_checkpoint_resumes_from_the_start(tiny_task, runs_dir, tmp_path):
+    replies = write_replies(tmp_path / "r.json", GOOD_SCRIPT)
+    _, finished = reproduce(tiny_task, replies, tmp_path / "reference-runs")
+    _, run = reproduce(tiny_task, replies, runs_dir)
+    first_line = run.transcript_file.read_bytes().split(b"\n")[0] + b"\n"  # run_started, nothing after it
+    run.transcript_file.write_bytes(first_line)
+    run.checkpoint_file.unlink()
+    run.update_metadata(status="running", verdict=None)
+    assert run.status() == "interrupted", "no process holds it: it is not running"
+    assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 0
+    assert run.status() == "finished" and outcome_map(run) == outcome_map(finished)
+    assert node_sequence(run) == node_sequence(finished)
+
+
+def test_a_garbage_transcript_line_is_quarantined_and_the_resume_goes_on(tiny_task, runs_dir, tmp_path):
+    _, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT), runs_dir)
+    with run.transcript_file.open("ab") as stream:
+        stream.write(b'{"seq": "garbage"}\n')
+    assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 0
+    events = read_events(run.transcript_file)
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert EventType.TRANSCRIPT_QUARANTINE in [e.type for e in events]
+    assert "garbage" in (run.path / "transcript.quarantine.jsonl").read_text()
+
+
+def test_a_second_resume_of_a_held_run_exits_2_naming_the_holder(tiny_task, runs_dir, tmp_path, capsys):
+    from physvec.runstore.lock import RunLock
+
+    _, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT), runs_dir)
+    before = run.transcript_file.read_bytes()
+    with RunLock(run.path):
+        assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 2
+    assert f"in use by process {os.getpid()}" in capsys.readouterr().err
+    assert run.transcript_file.read_bytes() == before, "the refused resume wrote nothing"
+
+
 def test_ctrl_c_stops_the_sandbox_at_once_and_says_how_to_resume(tiny_task, tmp_path):
     replies = write_replies(tmp_path / "r.json", SLOW_AND_BROKEN, GOOD_SCRIPT)
     runs_dir = tmp_path / "runs"

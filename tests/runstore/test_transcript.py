@@ -38,3 +38,23 @@ def test_a_reopened_transcript_continues_the_numbering(tmp_path):
     Transcript(path).append(EventType.RUN_STARTED)
     Transcript(path).append(EventType.RUN_RESUMED)
     assert [e.seq for e in read_events(path)] == [0, 1]
+
+
+def test_a_garbage_line_never_stops_a_reader_and_the_next_writer_quarantines_it_with_its_offset(tmp_path):
+    import json
+
+    from physvec.runstore.transcript import quarantine_path
+
+    path = tmp_path / "t.jsonl"
+    Transcript(path).append(EventType.RUN_STARTED)
+    offset = path.stat().st_size
+    with path.open("ab") as stream:
+        stream.write(b"\xff not an event \x00\n")
+    assert [e.type for e in read_events(path)] == [EventType.RUN_STARTED]
+    Transcript(path).append(EventType.RUN_RESUMED)
+    events = read_events(path)
+    assert [e.seq for e in events] == [0, 1, 2]
+    assert events[1].type is EventType.TRANSCRIPT_QUARANTINE and events[1].data["offsets"] == [offset]
+    quarantined = [json.loads(line) for line in quarantine_path(path).read_text().splitlines()]
+    assert quarantined == [{"offset": offset, "text": "\ufffd not an event \x00\n"}]
+    assert b"not an event" not in path.read_bytes()
