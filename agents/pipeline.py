@@ -76,6 +76,8 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     limits = ctx.task.task.limits
 
     def after_programming(state: PipelineState) -> str:
+        if not _running(state):
+            return "finalize"  # the model or the budget gave out inside the verifier: no certificate to route on
         if not _stage_failed(state, ctx, "programming"):
             return "scientific_verify"
         budget_left = state["programming_iteration"] < limits.programming_iterations
@@ -86,6 +88,8 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
         return state["scientific_iteration"] < limits.scientific_iterations and ctx.language_model
 
     def after_scientific(state: PipelineState) -> str:
+        if not _running(state):
+            return "finalize"
         if not _stage_failed(state, ctx, "scientific"):
             return "convergence"
         if _suspect_reference(state, ctx):
@@ -94,6 +98,8 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
 
     def after_convergence(state: PipelineState) -> str:
         """An unconverged script is repaired like wrong physics, from the same budget."""
+        if not _running(state):
+            return "finalize"
         if _stage_failed(state, ctx, "convergence") and scientific_budget_left(state):
             return "scientific_repair"
         return "domain_checks"
@@ -112,7 +118,7 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     graph.add_conditional_edges("scientific_verify", after_scientific,
                                 ["convergence", "scientific_repair", "finalize"])
     graph.add_conditional_edges("scientific_repair", verify_unless_stopped, ["programming_verify", "finalize"])
-    graph.add_conditional_edges("convergence", after_convergence, ["scientific_repair", "domain_checks"])
+    graph.add_conditional_edges("convergence", after_convergence, ["scientific_repair", "domain_checks", "finalize"])
     graph.add_edge("domain_checks", "finalize")
     graph.add_edge("finalize", END)
     return graph.compile(checkpointer=checkpointer)
