@@ -181,10 +181,13 @@ class ModelClient:
             except Exception as error:  # classified below; nothing is swallowed silently
                 if not is_infrastructure_fault(error):
                     raise ModelUnavailable(f"{type(error).__name__}: {error}") from error
-                delay = self.retry.delay(attempt)
+                last = attempt + 1 == self.retry.attempts
+                delay = None if last else self.retry.delay(attempt)
                 self.transcript.append(EventType.INFRASTRUCTURE_FAULT, node=node, step=step,
                                        error=type(error).__name__, message=str(error)[:500],
                                        attempt=attempt + 1, retry_in_s=delay)
-                if attempt + 1 < self.retry.attempts:
-                    self._sleep(delay)
-        raise ModelUnavailable(f"the model provider failed {self.retry.attempts} times in a row")
+                if last:
+                    raise ModelUnavailable(f"the model provider failed {self.retry.attempts} times in a row; "
+                                           f"the last: {type(error).__name__}: {str(error)[:300]}") from error
+                self._sleep(delay)
+        raise ModelUnavailable("no attempt was allowed (retry policy with 0 attempts)")

@@ -65,6 +65,11 @@ class LiveDisplay:
             self.model_calls += 1
         elif event.type is EventType.INFRASTRUCTURE_FAULT:
             self.faults += 1
+            retry = event.data.get("retry_in_s")
+            self.console.print(f"provider fault at {event.node}: {event.data['error']}: {event.data['message'][:160]} "
+                               f"(attempt {event.data['attempt']}, "
+                               + (f"retry in {retry:g} s)" if retry is not None else "no retry left)"),
+                               highlight=False, markup=False)
         elif event.type is EventType.SCRIPT_WRITTEN:
             self.script_version = event.data["version"]
         if self._live is None and event.type is EventType.NODE_FINISHED:

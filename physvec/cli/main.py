@@ -8,6 +8,7 @@ always with a clear message and no traceback; 130 interrupted (Ctrl-C), with the
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -17,6 +18,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from physvec.agents.library_proposer import library_problem
+from physvec.agents.model_client import RetryPolicy
+from physvec.agents.preflight import ProviderUnreachable, preflight
 from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 from physvec.agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
 from physvec.cli import kb as kb_cli
@@ -51,6 +54,10 @@ def _reproduce_parser() -> argparse.ArgumentParser:
     parser.add_argument("task", nargs="?", type=Path, help="task.json to run")
     parser.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                        help="seconds one model request may take (default 120)")
+    parser.add_argument("--retries", type=int, default=5, metavar="N",
+                        help="attempts per model request before the run stops model_unavailable (default 5)")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run directories go")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a killed run")
     parser.add_argument("--replay", metavar="RUN_DIR", type=Path, help="re-verify a finished run without a model")
@@ -77,12 +84,16 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     chosen = [name for name in ("task", "resume", "replay") if getattr(arguments, name)]
     if len(chosen) != 1:
         return _bad_input("give exactly one of TASK, --resume RUN_ID or --replay RUN_DIR")
-    settings = ProviderSettings(base_url=arguments.base_url)
+    if not (math.isfinite(arguments.timeout) and arguments.timeout > 0) or arguments.retries < 1:
+        return _bad_input("--timeout must be a positive number of seconds and --retries at least 1")
+    settings = ProviderSettings(base_url=arguments.base_url, timeout_s=arguments.timeout)
+    retry = RetryPolicy(attempts=arguments.retries)
     console = Console(stderr=True)
     try:
         with LiveDisplay(console) as display:
             if arguments.resume:
-                outcome = resume_run(arguments.runs_dir, arguments.resume, settings, listener=display.on_event)
+                _check_provider(open_run(arguments.runs_dir, arguments.resume).metadata()["model"], settings, retry)
+                outcome = resume_run(arguments.runs_dir, arguments.resume, settings, retry, listener=display.on_event)
             elif arguments.replay:
                 if not (arguments.replay / "transcript.jsonl").is_file():
                     return _bad_input(f"{arguments.replay} is not a run directory (no transcript.jsonl)")
@@ -107,14 +118,15 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 if spec == LIBRARY_SPEC and arguments.method != "physvec":
                     return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
                 make_chat_model(spec, settings)
-                outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, listener=display.on_event,
+                _check_provider(spec, settings, retry)
+                outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, retry, listener=display.on_event,
                                     method=arguments.method, substitutions=substitutions,
                                     allow_reduced_isolation=arguments.allow_reduced_isolation)
     except InputFileError as error:
         for problem in error.problems:
             _errors.print(f"reproduce: {problem}")
         return EXIT_BAD_INPUT
-    except (ModelSpecError, RunNotFound, RunTampered, RunBusy, SubstitutionError) as error:
+    except (ModelSpecError, ProviderUnreachable, RunNotFound, RunTampered, RunBusy, SubstitutionError) as error:
         return _bad_input(str(error))
     except RunInterrupted as interruption:
         runs_dir = interruption.run.path.parent
@@ -124,8 +136,21 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     return _report_outcome(outcome)
 
 
+def _check_provider(spec: str, settings: ProviderSettings, retry: RetryPolicy) -> None:
+    """Ask the model's endpoint once before the run (ProviderUnreachable says why not) and say how long the
+    run may wait on it."""
+    endpoint = preflight(spec, settings)
+    if endpoint is not None:
+        waiting = retry.attempts * settings.timeout_s + sum(retry.delay(k) for k in range(retry.attempts - 1))
+        _errors.print(f"reproduce: model {spec} at {endpoint}; each request gets {settings.timeout_s:g} s and "
+                      f"{retry.attempts} attempts: at most {waiting:g} s before the run stops model_unavailable")
+
+
 def _report_outcome(outcome: RunOutcome) -> int:
     _errors.print(f"run {outcome.run.run_id}: status {outcome.status}, verdict {outcome.verdict}")
+    cause = outcome.run.metadata().get("error")
+    if cause and outcome.status != "finished":
+        _errors.print(f"cause: {cause}")
     _errors.print(f"report: {outcome.run.report_file}")
     return EXIT_CERTIFIED if outcome.certified else EXIT_NOT_CERTIFIED
 

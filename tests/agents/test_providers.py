@@ -128,9 +128,11 @@ class TestModelClient:
             model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=2))
             client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000,
                                  RetryPolicy(attempts=3, base_delay_s=0.01))
-            with pytest.raises(ModelUnavailable, match="3 times"):
+            with pytest.raises(ModelUnavailable, match="3 times in a row; the last: .*500"):
                 client.ask("author", QUESTION, node="author", step=1)
             assert len(server.request_log) == 3
+        faults = [e for e in client.transcript.events() if e.type is EventType.INFRASTRUCTURE_FAULT]
+        assert [f.data["retry_in_s"] for f in faults][-1] is None, "the last fault announces no retry"
 
 
 TOOL = {"type": "function", "function": {"name": "propose_design", "description": "submit a design",

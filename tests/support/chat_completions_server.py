@@ -20,7 +20,12 @@ FAULTS = ("429", "500", "timeout", "malformed")
 class ChatCompletionsServer:
     """Start with ``with ChatCompletionsServer([...]) as server: server.base_url``."""
 
-    def __init__(self, behaviours: list[str | dict[str, Any]], timeout_sleep_s: float = 3.0) -> None:
+    def __init__(self, behaviours: list[str | dict[str, Any]], timeout_sleep_s: float = 3.0,
+                 models: list[str] | None = None, api_key: str | None = None) -> None:
+        """``models``: what GET /models lists (None: the route is absent, 404); ``api_key``: when given,
+        a request with another bearer key is refused with 401."""
+        self.models = models
+        self.api_key = api_key
         self.behaviours = deque(behaviours)
         self.timeout_sleep_s = timeout_sleep_s
         self.request_log: list[dict[str, Any]] = []
@@ -57,7 +62,23 @@ class ChatCompletionsServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def _key_refused(self) -> bool:
+                if server.api_key is None or self.headers.get("Authorization") == f"Bearer {server.api_key}":
+                    return False
+                self._send(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+                return True
+
+            def do_GET(self) -> None:
+                if self._key_refused():
+                    return
+                if self.path.rstrip("/") != "/v1/models" or server.models is None:
+                    self._send(404, {"error": {"message": "not found"}})
+                    return
+                self._send(200, {"object": "list", "data": [{"id": name, "object": "model"} for name in server.models]})
+
             def do_POST(self) -> None:
+                if self._key_refused():
+                    return
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 behaviour = server._next_behaviour(body)
                 if behaviour == "429":

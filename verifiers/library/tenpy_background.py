@@ -37,8 +37,10 @@ def effector_dmrg(psi: MPS, model: SpinChain | TFIChain | FermiHubbardModel, chi
 
     TeNPy 1.1 skips its final canonicalisation while the mixer is on (the first 15 sweeps), and expectation
     values of a truncated, non-canonical MPS are biased (a trapped chain of 80 sites at chi 40: the
-    densities summed to N + 0.02), so the state is brought into canonical form here."""
-    options = {"mixer": True, "max_sweeps": max_sweeps, "trunc_params": {"chi_max": chi_max, "svd_min": svd_min}}
+    densities summed to N + 0.02), so the state is brought into canonical form here.  Two-site updates need
+    more than two sites (TeNPy asserts it), so a two-site system is swept one site at a time."""
+    options = {"mixer": True, "max_sweeps": max_sweeps, "active_sites": 1 if model.lat.N_sites <= 2 else 2,
+               "trunc_params": {"chi_max": chi_max, "svd_min": svd_min}}
     energy = float(dmrg.run(psi, model, options)["E"])
     psi.canonical_form()
     return energy

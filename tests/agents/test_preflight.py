@@ -1,0 +1,74 @@
+"""Before a run asks a model, one request to its endpoint says in words what is wrong: no key, nothing
+listening, a rejected key, a model the server does not serve (real HTTP servers on loopback)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from physvec.agents.preflight import ProviderUnreachable, preflight
+from physvec.agents.providers import ProviderSettings
+from physvec.cli.main import reproduce_main
+from tests.support.chat_completions_server import ChatCompletionsServer
+
+
+@pytest.fixture(autouse=True)
+def no_provider_environment(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PHYSVEC_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_no_key_for_the_default_endpoint_says_how_to_give_one():
+    with pytest.raises(ProviderUnreachable, match="no API key: set OPENAI_API_KEY, or pass --base-url"):
+        preflight("openai:gpt-4o", ProviderSettings())
+
+
+def test_nothing_listening_names_the_url():
+    url = closed_port_url()
+    with pytest.raises(ProviderUnreachable, match=f"endpoint refused at {url}"):
+        preflight("openai:m", ProviderSettings(base_url=url))
+
+
+def test_a_rejected_key_is_a_401_with_the_server_s_words(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+    with ChatCompletionsServer([], models=["m"], api_key="sk-right") as server:
+        with pytest.raises(ProviderUnreachable, match="401: the key was rejected .*Incorrect API key"):
+            preflight("openai:m", ProviderSettings(base_url=server.base_url))
+
+
+def test_a_model_the_server_does_not_serve_is_named_with_what_it_serves():
+    with ChatCompletionsServer([], models=["qwen2.5-7b", "llama-3"]) as server:
+        with pytest.raises(ProviderUnreachable, match="model gpt-4o not served at .*it serves: llama-3, qwen2.5-7b"):
+            preflight("openai:gpt-4o", ProviderSettings(base_url=server.base_url))
+        assert "serves qwen2.5-7b" in preflight("openai:qwen2.5-7b", ProviderSettings(base_url=server.base_url))
+
+
+def test_specs_that_ask_no_server_pass_without_a_request():
+    assert preflight("scripted:replies.json", ProviderSettings()) is None
+    assert preflight("library", ProviderSettings()) is None
+
+
+def test_reproduce_against_a_refused_endpoint_exits_2_at_once_with_the_cause_and_makes_no_run(tiny_task, tmp_path,
+                                                                                                  capsys):
+    url = closed_port_url()
+    started = time.monotonic()
+    code = reproduce_main([str(tiny_task), "--model", "openai:m", "--base-url", url, "--runs-dir", str(tmp_path / "runs")])
+    assert code == 2 and time.monotonic() - started < 10
+    assert f"endpoint refused at {url}" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_timeout_and_retries_are_settable_and_checked(tiny_task, tmp_path, capsys):
+    runs = str(tmp_path / "runs")
+    assert reproduce_main([str(tiny_task), "--model", "openai:m", "--timeout", "inf", "--runs-dir", runs]) == 2
+    assert reproduce_main([str(tiny_task), "--model", "openai:m", "--retries", "0", "--runs-dir", runs]) == 2
+    assert "--timeout must be a positive number" in capsys.readouterr().err
