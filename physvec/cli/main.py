@@ -198,6 +198,10 @@ def _physvec_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="print performance figures")
     bench.add_argument("suite", choices=["programming"])
     bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
+    doctor = commands.add_parser("doctor", help="check isolation, backends and the model endpoint before a run")
+    doctor.add_argument("--model", help="model spec to check (default: $PHYSVEC_MODEL)")
+    doctor.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    doctor.add_argument("--timeout", type=float, default=10.0, help="seconds the endpoint may take to answer")
     redteam = commands.add_parser("redteam", help="seeded adversarial trials against the checkers, judged by an "
                                                   "independent ground truth (exit 1 on a false verdict or crash)")
     redteam.add_argument("--checker", choices=["dualitycert", "phact", "pipeline"], help="one checker (default: all)")
@@ -322,6 +326,10 @@ def physvec_main(argv: list[str] | None = None) -> int:
         return kb_cli.run(arguments)
     if arguments.command == "library":
         return _library_build(arguments)
+    if arguments.command == "doctor":
+        from physvec.cli.doctor import run as doctor
+
+        return doctor(arguments)
     if arguments.command == "redteam":
         from physvec.cli.redteam import run as redteam
 

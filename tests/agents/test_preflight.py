@@ -72,3 +72,15 @@ def test_timeout_and_retries_are_settable_and_checked(tiny_task, tmp_path, capsy
     assert reproduce_main([str(tiny_task), "--model", "openai:m", "--timeout", "inf", "--runs-dir", runs]) == 2
     assert reproduce_main([str(tiny_task), "--model", "openai:m", "--retries", "0", "--runs-dir", runs]) == 2
     assert "--timeout must be a positive number" in capsys.readouterr().err
+
+
+def test_doctor_reports_isolation_backends_and_the_model_s_cause(capsys):
+    from physvec.cli.main import physvec_main
+
+    url = closed_port_url()
+    assert physvec_main(["doctor", "--model", "openai:m", "--base-url", url]) == 2
+    out = capsys.readouterr().out
+    assert "isolation" in out and "tenpy" in out and f"endpoint refused at {url}" in out
+    with ChatCompletionsServer([], models=["m"]) as server:
+        assert physvec_main(["doctor", "--model", "openai:m", "--base-url", server.base_url]) in (0, 1)
+        assert "serves m" in capsys.readouterr().out
