@@ -341,8 +341,8 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     ctx.transcript.append(EventType.CERTIFICATE, node="finalize", step=step, verifier="isolation", version=0,
                           path=str(isolation_path.relative_to(ctx.run.path)), sha256=file_digest(isolation_path),
                           verdict=isolation.verdict.value)
-    verdict = judge_run([*latest.values(), isolation], stages_missing=set(STAGES) - set(latest))
     status = state.get("status", Status.RUNNING)
+    verdict = judge_run([*latest.values(), isolation], run_completed=status == Status.RUNNING)
     if status == Status.RUNNING:
         status = Status.FINISHED
     if state.get("executed_dir"):

@@ -14,7 +14,6 @@ re-verifying an archived run, and they say so in their type name.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from physvec.runstore.transcript import EventType, read_events
+from physvec.taskfiles.input_files import UnreadableInput, read_json_input
 
 
 LIBRARY_SPEC = "library"
@@ -80,12 +80,10 @@ def _as_message(entry: Any) -> AIMessage:
 
 def scripted_replies(path: Path) -> list[AIMessage]:
     """Replies from a fixture file: ``{"replies": [...]}`` or a bare list of strings/objects."""
-    if not path.is_file():
-        raise ModelSpecError(f"scripted replies file {path} does not exist")
     try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ModelSpecError(f"scripted replies file {path} is not JSON: {error}") from None
+        data = read_json_input(path)
+    except UnreadableInput as error:
+        raise ModelSpecError(f"scripted replies file {error}") from None
     entries = data.get("replies") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         raise ModelSpecError(f"scripted replies file {path} must hold a list of replies")

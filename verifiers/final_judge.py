@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from physvec.verifiers.certificate import Certificate, Outcome, Verdict
 
 
-def judge_run(certificates: Iterable[Certificate], stages_missing: Iterable[str] = ()) -> Verdict:
-    """The reproduction's verdict from the latest certificate of each stage; a stage that never judged the
-    final script (``stages_missing``: the model or the budget gave out first) leaves it unknown at best."""
+def judge_run(certificates: Iterable[Certificate], run_completed: bool = True) -> Verdict:
+    """The reproduction's verdict from the latest certificate of each stage; a run that stopped before its
+    graph's end (the model or the budget gave out, so later stages never judged the script) is unknown at
+    best."""
     certificates = list(certificates)
-    if list(stages_missing):
+    if not run_completed:
         verdict = judge_run(certificates)
         return verdict if verdict in (Verdict.FAILED, Verdict.IMPOSSIBLE) else Verdict.UNKNOWN
     verdicts = {certificate.verdict for certificate in certificates}

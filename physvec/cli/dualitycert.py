@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from physvec.cli.arguments import folder_name, output_folder
 from physvec.agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
 from physvec.agents.model_client import ModelClient
 from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
@@ -50,17 +51,17 @@ def _parser() -> argparse.ArgumentParser:
     generate_parser = commands.add_parser("generate-fixtures", help="perturbed seed duals that must fail, with a manifest")
     generate_parser.add_argument("--seed", type=int, default=0, help="seed of the candidate sampling (default 0)")
     generate_parser.add_argument("--per-class", type=int, default=3, help="candidates per class and seed cell (0: all of them)")
-    generate_parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
+    generate_parser.add_argument("--out", type=output_folder, default=DEFAULT_FIXTURES)
     repair = commands.add_parser("run-repair-loop", help="a model repairs every fixture under one policy")
     repair.add_argument("--policy", required=True, choices=[*POLICIES, "portfolio"])
     repair.add_argument("--model", help="model spec as for reproduce (openai:..., scripted:FILE, replay:RUN)")
-    repair.add_argument("--run-id", required=True)
+    repair.add_argument("--run-id", required=True, type=folder_name)
     repair.add_argument("--resume", action="store_true", help="continue an existing run")
     repair.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES, help="folder with manifest.json")
-    repair.add_argument("--runs-dir", type=Path, default=DEFAULT_RUNS)
+    repair.add_argument("--runs-dir", type=output_folder, default=DEFAULT_RUNS)
     repair.add_argument("--trials", type=int, default=1, help="independent episodes per fixture")
     repair.add_argument("--token-budget", type=int, default=2_000_000)
-    repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"),
+    repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"), type=folder_name,
                         help="portfolio only: the recorded ss, gr and vf runs to replay")
     timing = commands.add_parser("bench", help="seconds per seed cell at levels 5 and 8, then fixture claims per second "
                                                "at levels 3 and 5 with the time per check")
@@ -68,9 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     timing.add_argument("--levels", type=int, nargs="+", default=[5, 8], help="chiral-ring levels for the seed cells")
     timing.add_argument("--seeds-only", action="store_true", help="time the seed cells only")
     analysis = commands.add_parser("analyze", help="GEE, risk differences, Holm, McNemar, tables and a figure")
-    analysis.add_argument("--runs-dir", type=Path, default=DEFAULT_RUNS)
+    analysis.add_argument("--runs-dir", type=output_folder, default=DEFAULT_RUNS)
     analysis.add_argument("--run-ids", nargs="*", help="the runs to analyse (default: every run)")
-    analysis.add_argument("--out", type=Path, default=Path("dualitycert-analysis"))
+    analysis.add_argument("--out", type=output_folder, default=Path("dualitycert-analysis"))
     return parser
 
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from physvec.cli.arguments import output_folder
 from physvec.agents.library_proposer import library_problem
 from physvec.agents.model_client import RetryPolicy
 from physvec.agents.preflight import ProviderUnreachable, preflight
@@ -58,7 +59,7 @@ def _reproduce_parser() -> argparse.ArgumentParser:
                         help="seconds one model request may take (default 120)")
     parser.add_argument("--retries", type=int, default=5, metavar="N",
                         help="attempts per model request before the run stops model_unavailable (default 5)")
-    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run directories go")
+    parser.add_argument("--runs-dir", type=output_folder, default=Path("runs"), help="where run directories go")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a killed run")
     parser.add_argument("--replay", metavar="RUN_DIR", type=Path, help="re-verify a finished run without a model")
     parser.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
@@ -164,13 +165,13 @@ def _physvec_parser() -> argparse.ArgumentParser:
     validate.add_argument("--kind", help="the files' kind, when it cannot be told from their keys "
                                          "(e.g. reference for reference data under another name)")
     runs = commands.add_parser("runs", help="list or show runs")
-    runs.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    runs.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
     runs_commands = runs.add_subparsers(dest="runs_command", required=True)
     runs_commands.add_parser("list", help="one line per run")
     show = runs_commands.add_parser("show", help="timeline and certificates of one run")
     show.add_argument("run")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of the input files")
-    schemas.add_argument("--out", type=Path, default=Path("schemas"))
+    schemas.add_argument("--out", type=output_folder, default=Path("schemas"))
     verify = commands.add_parser("verify-script", help="run the Programming verifier on one script")
     verify.add_argument("script", type=Path)
     verify.add_argument("--backend", required=True, choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
@@ -193,7 +194,7 @@ def _physvec_parser() -> argparse.ArgumentParser:
     library_build.add_argument("--request", required=True, help="what functions to propose, in words")
     library_build.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
     library_build.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    library_build.add_argument("--out", type=Path, default=Path("verifiers/library/contrib"),
+    library_build.add_argument("--out", type=output_folder, default=Path("verifiers/library/contrib"),
                                help="where accepted functions and the build log go")
     bench = commands.add_parser("bench", help="print performance figures")
     bench.add_argument("suite", choices=["programming"])
@@ -207,7 +208,7 @@ def _physvec_parser() -> argparse.ArgumentParser:
     redteam.add_argument("--checker", choices=["dualitycert", "phact", "pipeline"], help="one checker (default: all)")
     redteam.add_argument("--trials", type=int, default=300, help="trials per checker, classes round-robin")
     redteam.add_argument("--seed", type=int, default=0)
-    redteam.add_argument("--out", type=Path, default=Path("runs/redteam"), help="records.jsonl and redteam.md")
+    redteam.add_argument("--out", type=output_folder, default=Path("runs/redteam"), help="records.jsonl and redteam.md")
     return parser
 
 

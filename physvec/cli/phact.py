@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from rich.console import Console
 
+from physvec.cli.arguments import folder_name, output_folder
 from physvec.agents.model_client import ModelClient
 from physvec.agents.phact_adversaries import ADVERSARIES, sweep
 from physvec.agents.phact_campaign import PhactRun, run_campaign
@@ -64,8 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--rounds", type=int, default=8, help="judged tool-call rounds per episode")
     run.add_argument("--reprompts", type=int, default=2, help="prose replies in a row the supervisor re-prompts")
     run.add_argument("--token-budget", type=int, default=2_000_000)
-    run.add_argument("--runs-dir", type=Path, default=Path("runs"))
-    run.add_argument("--run-id", help="folder name under --runs-dir (default: phact-CONTRACT-FEEDBACK)")
+    run.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
+    run.add_argument("--run-id", type=folder_name, help="folder name under --runs-dir (default: phact-CONTRACT-FEEDBACK)")
     run.add_argument("--resume", action="store_true", help="continue an existing run")
     report = commands.add_parser("report", help="outcome rates of finished runs, with Wilson 95%% intervals")
     report.add_argument("runs", type=Path, nargs="+")

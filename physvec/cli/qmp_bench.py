@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from physvec.cli.arguments import output_folder
 from physvec.qmp_bench.campaign import Campaign, TrialRecord
 from physvec.qmp_bench.catalogue import bench_tasks
 from physvec.qmp_bench.faults import (UNMUTATED, FaultCampaign, FaultRecord, catalogue, current_records, escaped, run_faults,
@@ -25,14 +26,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
     run.add_argument("--trials", type=int, default=1)
     run.add_argument("--jobs", type=int, default=1, help="trials run at once")
-    run.add_argument("--out", type=Path, default=Path("qmp-campaign"), help="campaign folder (resumed if present)")
+    run.add_argument("--out", type=output_folder, default=Path("qmp-campaign"), help="campaign folder (resumed if present)")
     report = commands.add_parser("report", help="write results.csv, results.md and pass_at_k.png of a campaign")
-    report.add_argument("campaign", type=Path)
+    report.add_argument("campaign", type=output_folder)
     commands.add_parser("tasks", help="list the benchmark tasks")
     faults = commands.add_parser("faults", help="fault injection: verify every mutant of each task's reference script")
     faults.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
     faults.add_argument("--jobs", type=int, default=1, help="scripts verified at once")
-    faults.add_argument("--out", type=Path, default=Path("qmp-faults"), help="benchmark folder (resumed if present)")
+    faults.add_argument("--out", type=output_folder, default=Path("qmp-faults"), help="benchmark folder (resumed if present)")
     _upstream_parser(commands)
     return parser
 
@@ -54,7 +55,7 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--jobs", type=int, default=1)
     run.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
                      help="e.g. itensors=tenpy, orca=pyscf (besides the overlay's own)")
-    run.add_argument("--out", type=Path, default=Path("qmp-upstream"), help="campaign folder (resumed if present)")
+    run.add_argument("--out", type=output_folder, default=Path("qmp-upstream"), help="campaign folder (resumed if present)")
 
 
 def main(argv: list[str] | None = None) -> int:

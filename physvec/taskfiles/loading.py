@@ -7,7 +7,6 @@ they are ours, be valid too.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from physvec.taskfiles.assertions import Assertion, AssertionFile
+from physvec.taskfiles.input_files import UnreadableInput, file_problem, parse_json_text, read_input_text
 from physvec.taskfiles.library import LibraryError, LibraryFile, Resolver, fill, resolve_list, sample_values
 from physvec.taskfiles.physvec_shape import PHYSVEC_KEYS, PhysvecPaperTask
 from physvec.taskfiles.upstream_checks import Conversion, convert_task
@@ -64,24 +64,23 @@ class LoadedTask:
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path``, or an InputFileError naming what is wrong with the file."""
-    if not path.is_file():
-        raise InputFileError([Problem(path, "(file)", "no such file")])
+    """The JSON object in ``path``, or an InputFileError naming what is wrong with the file
+    (physvec/taskfiles/input_files.py: special files, size, encoding, nesting, non-finite numbers)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputFileError([Problem(path, "(file)", "not UTF-8 text")]) from None
-    except RecursionError:
-        raise InputFileError([Problem(path, "(json)", "nested too deeply to read")]) from None
-    except OSError as error:
-        raise InputFileError([Problem(path, "(file)", f"cannot be read: {error.strerror or error}")]) from None
-    except json.JSONDecodeError as error:
-        raise InputFileError(
-            [Problem(path, "(json)", f"line {error.lineno} column {error.colno}: {error.msg}")]
-        ) from None
+        text = read_input_text(path)
+    except UnreadableInput as error:
+        raise InputFileError([Problem(path, "(file)", _reason(error, path))]) from None
+    try:
+        data = parse_json_text(text, path)
+    except UnreadableInput as error:
+        raise InputFileError([Problem(path, "(json)", _reason(error, path))]) from None
     if not isinstance(data, dict):
         raise InputFileError([Problem(path, "(json)", f"top level must be an object, not {type(data).__name__}")])
     return data
+
+
+def _reason(error: UnreadableInput, path: Path) -> str:
+    return str(error).removeprefix(f"{path}: ")
 
 
 def detect_kind(data: dict[str, Any], path: Path | None = None) -> FileKind | None:
@@ -221,6 +220,10 @@ def load_task(path: Path) -> LoadedTask:
                 where = " (looked in " + ", ".join(_shown(candidate, task_dir) for candidate in searched) + ")"
                 reference = name
             problems.append(Problem(path, field_name, f"referenced file {reference!r} does not exist{where}"))
+            return None
+        refused = file_problem(found)
+        if refused is not None:
+            problems.append(Problem(path, field_name, f"referenced file {reference!r} is {refused}"))
             return None
         return found
 

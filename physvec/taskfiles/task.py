@@ -132,7 +132,7 @@ class ProposerSpec(StrictModel):
 class Task(StrictModel):
     """One reproduction task."""
 
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)
     title: str = Field(min_length=1)
     paper: PaperSource
     target: Target

@@ -41,7 +41,7 @@ def test_scripted_model_supports_tools_and_continues_after_served_replies(tmp_pa
 
 @pytest.mark.parametrize(("spec", "words"), [
     ("gpt-4", "must look like"), ("anthropic:claude", "unknown model provider"),
-    ("scripted:/absent.json", "does not exist"), ("replay:/absent", "no transcript"),
+    ("scripted:/absent.json", "no such file"), ("replay:/absent", "no transcript"),
 ])
 def test_bad_specs_are_model_spec_errors(spec, words):
     with pytest.raises(ModelSpecError, match=words):

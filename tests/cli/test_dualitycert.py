@@ -37,7 +37,7 @@ def test_malformed_input_exits_2_naming_the_problem(tmp_path, capsys):
     assert main(["verify", str(claim)]) == EXIT_BAD_INPUT
     assert "theory_b.superpotential.0: unknown field 'Nope'" in capsys.readouterr().err
     assert main(["verify", str(tmp_path / "missing.json")]) == EXIT_BAD_INPUT
-    assert "No such file" in capsys.readouterr().err
+    assert "no such file" in capsys.readouterr().err
     electric = tmp_path / "dp0.json"
     electric.write_text(json.dumps(dp0_data()))
     assert main(["dualize", str(electric), "--node", "9"]) == EXIT_BAD_INPUT

@@ -195,7 +195,7 @@ def test_reproduce_on_a_malformed_task_exits_2_without_traceback(tmp_path):
     ([], "exactly one of"),
     (["{task}", "--model", "gpt4"], "must look like"),
     (["{task}", "--model", "claude:x"], "unknown model provider"),
-    (["{task}", "--model", "scripted:/absent/replies.json"], "does not exist"),
+    (["{task}", "--model", "scripted:/absent/replies.json"], "no such file"),
     (["{task}"], "no model configured"),
     (["--resume", "no-such-run"], "no run"),
     (["--replay", "/absent/run"], "not a run directory"),

@@ -103,9 +103,9 @@ class TestFinalJudge:
     def test_no_certificates_is_unknown(self):
         assert judge_run([]) is Verdict.UNKNOWN
 
-    def test_a_stage_that_never_judged_the_script_leaves_it_unknown_at_best(self):
-        assert judge_run([certificate(Outcome.CERTIFIED)], stages_missing=["scientific"]) is Verdict.UNKNOWN
-        assert judge_run([certificate(Outcome.FAILED)], stages_missing=["scientific"]) is Verdict.FAILED
+    def test_a_run_that_stopped_early_is_unknown_at_best(self):
+        assert judge_run([certificate(Outcome.CERTIFIED)], run_completed=False) is Verdict.UNKNOWN
+        assert judge_run([certificate(Outcome.FAILED)], run_completed=False) is Verdict.FAILED
 
     def test_unknown_stage_is_not_certified(self):
         assert judge_run([certificate(Outcome.CERTIFIED), certificate(Outcome.UNKNOWN)]) is Verdict.UNKNOWN

@@ -22,6 +22,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictInt, ValidationError
 
+from physvec.taskfiles.input_files import UnreadableInput, read_json_input
+
 MIN_RANK = 2
 """SU(1) is no gauge group: every node has rank at least 2."""
 
@@ -185,8 +187,6 @@ def parse_claim(data: Any) -> Claim:
 def read_json(path: Path) -> Any:
     """Parsed JSON of a theory or claim file, or MalformedTheory saying why it cannot be read."""
     try:
-        return json.loads(path.read_text())
-    except OSError as error:
-        raise MalformedTheory([f"{path}: {error.strerror or error}"]) from None
-    except json.JSONDecodeError as error:
-        raise MalformedTheory([f"{path}: not JSON ({error.msg} at line {error.lineno})"]) from None
+        return read_json_input(path)
+    except UnreadableInput as error:
+        raise MalformedTheory([str(error)]) from None

@@ -11,13 +11,13 @@ silently never runs), and JSON's true would otherwise be read as 1.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from physvec.taskfiles.input_files import UnreadableInput, read_json_input
 from physvec.verifiers.phact.domains import DOMAINS, Domain
 
 
@@ -166,17 +166,9 @@ def parse_design(data: Any) -> Design:
 def read_json(path: Path, what: str) -> Any:
     """The JSON in ``path``; every way a file can be unreadable is a MalformedInput that says which."""
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except OSError as error:
-        raise MalformedInput(f"{what} {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise MalformedInput(f"{what} {path}: not UTF-8 text (byte {error.start})") from None
-    except json.JSONDecodeError as error:
-        raise MalformedInput(f"{what} {path}: not JSON ({error.msg} at line {error.lineno})") from None
-    except ValueError as error:  # an integer with more digits than Python converts
-        raise MalformedInput(f"{what} {path}: unreadable JSON ({str(error).split(';')[0]})") from None
-    except RecursionError:
-        raise MalformedInput(f"{what} {path}: JSON nested too deeply to read") from None
+        return read_json_input(path, field_prefix=f"{what}.")
+    except UnreadableInput as error:
+        raise MalformedInput(f"{what} {error}") from None
 
 
 def margin(target: Target, value: float, tolerance: float) -> float:
