@@ -45,9 +45,10 @@ class Checks:
 
 
 def _group(obligations: list[dict[str, Any]], select: Any) -> str:
-    chosen = [o for o in obligations if select(o)]
+    selected = [o for o in obligations if select(o)]
+    chosen = [o for o in selected if o["outcome"] != "not_applicable"]
     if not chosen:
-        return "-"
+        return "not applicable" if selected else "-"
     return f"{sum(o['outcome'] == 'certified' for o in chosen)}/{len(chosen)} certified"
 
 
