@@ -18,6 +18,8 @@ from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.programming import programming_metrics
 
 RECORDS_FILE = "records.jsonl"
+RETRIED_STATUSES = ("model_unavailable", "interrupted", "running")
+"""Run endings that say nothing about the method: such a trial runs again on the next `qmp-bench run`."""
 
 
 class TrialRecord(BaseModel):
@@ -42,6 +44,14 @@ class TrialRecord(BaseModel):
     tokens: int
     tool_calls: int
     seconds: float
+    status: str | None = None
+    """run.json's status at the end (model_unavailable, budget_exhausted, finished, ...)"""
+
+    @property
+    def decided(self) -> bool:
+        """Whether the trial measured the method: it ended with a verdict, and not because the model
+        provider or the machine gave out."""
+        return self.verdict not in ("None", "") and self.status not in RETRIED_STATUSES
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ def record_from_run(run: RunDirectory, key: TrialKey, seconds: float) -> TrialRe
     finished = [e.data.get("verdict") for e in events if e.type is EventType.RUN_FINISHED]
     return TrialRecord(
         task=key.task, method=key.method, model=key.model, trial=key.trial, run_dir=str(run.path),
-        verdict=str(finished[-1] if finished else None),
+        verdict=str(finished[-1] if finished else None), status=run.status(),
         executable=bool(programming and programming[-1]["executable"]),
         scientific_completion=bool(reference) and all(o.outcome is Outcome.CERTIFIED for o in reference),
         unit_accuracy_first=programming[0]["unit_accuracy"] if programming else None,
@@ -93,15 +103,20 @@ class Campaign:
         return self.folder / RECORDS_FILE
 
     def records(self) -> list[TrialRecord]:
-        """Every complete record (a trial whose line a kill cut short runs again)."""
-        return RecordFile(self.records_file, TrialRecord).read()
+        """The latest complete record of each trial (a trial whose line a kill cut short runs again; a trial
+        run again after an outage counts once, by its last record)."""
+        latest: dict[TrialKey, TrialRecord] = {}
+        for record in RecordFile(self.records_file, TrialRecord).read():
+            latest[TrialKey(record.task, record.method, record.model, record.trial)] = record
+        return list(latest.values())
 
     def append(self, record: TrialRecord) -> None:
         RecordFile(self.records_file, TrialRecord).append(record)
 
     def pending(self, keys: list[TrialKey]) -> list[TrialKey]:
-        """The trials among ``keys`` that have no record yet, in order."""
-        done = {TrialKey(r.task, r.method, r.model, r.trial) for r in self.records()}
+        """The trials among ``keys`` without a decided record yet, in order: no record, or one whose run gave
+        no verdict or stopped because the model or the machine gave out (not the method's doing)."""
+        done = {TrialKey(r.task, r.method, r.model, r.trial) for r in self.records() if r.decided}
         return [key for key in keys if key not in done]
 
     def runs_dir(self, key: TrialKey) -> Path:

@@ -17,8 +17,8 @@ import sys
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this process if the verifier that started it dies (e.g. SIGKILL)."""
+def die_with_parent() -> None:
+    """Ask Linux to kill this process if the process that started it dies (e.g. SIGKILL)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> None:
     limits_json, separator, *program = argv
     if separator != "--" or not program:
         raise SystemExit("usage: python -m physvec.verifiers.sandbox_launch LIMITS_JSON -- PROGRAM [ARGS...]")
-    _die_with_parent()
+    die_with_parent()
     _apply_limits(json.loads(limits_json))
     os.execvp(program[0], program)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from physvec.cli.arguments import output_folder
+from physvec.runstore.lock import RunBusy
 from physvec.qmp_bench.campaign import Campaign, TrialRecord
 from physvec.qmp_bench.catalogue import bench_tasks
 from physvec.qmp_bench.faults import (UNMUTATED, FaultCampaign, FaultRecord, catalogue, current_records, escaped, run_faults,
@@ -90,8 +91,31 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.model == "library" and METHODS[arguments.method][0] != "physvec":
         console.print(f"qmp-bench: --method {arguments.method} needs a language model (--model library cannot repair)")
         return 2
-    run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, arguments.jobs, progress)
+    problem = _model_problem(arguments.model)
+    if problem:
+        console.print(f"qmp-bench: --model {arguments.model}: {problem}", markup=False)
+        return 2
+    try:
+        run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, arguments.jobs, progress)
+    except RunBusy as error:
+        console.print(f"qmp-bench: {error}", markup=False)
+        return 2
     return _report(campaign, campaign.records(), console)
+
+
+def _model_problem(spec: str) -> str | None:
+    """Why trials with ``spec`` could not ask their model (a bad spec, an unreachable endpoint), or None."""
+    from physvec.agents.preflight import ProviderUnreachable, preflight
+    from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
+
+    if spec == LIBRARY_SPEC:
+        return None
+    try:
+        make_chat_model(spec, ProviderSettings())
+        preflight(spec, ProviderSettings())
+    except (ModelSpecError, ProviderUnreachable) as error:
+        return str(error)
+    return None
 
 
 def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -> int:

@@ -26,8 +26,8 @@ class RunBusy(RuntimeError):
 class RunLock:
     """Held from ``acquire`` (or ``with``) until ``release`` or the process's death."""
 
-    def __init__(self, run_dir: Path) -> None:
-        self.path = Path(run_dir) / LOCK_NAME
+    def __init__(self, run_dir: Path, name: str = LOCK_NAME) -> None:
+        self.path = Path(run_dir) / name
         self._descriptor: int | None = None
 
     def acquire(self) -> RunLock:
@@ -36,7 +36,7 @@ class RunLock:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(descriptor)
-            raise RunBusy(f"run {self.path.parent.name} is in use by {describe_holder(self.path.parent)}") from None
+            raise RunBusy(f"{self.path.parent} is in use by {describe_holder(self.path)}") from None
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
         os.ftruncate(descriptor, 0)
         os.pwrite(descriptor, json.dumps(holder).encode(), 0)
@@ -56,9 +56,9 @@ class RunLock:
         self.release()
 
 
-def is_held(run_dir: Path) -> bool:
+def is_held(run_dir: Path, name: str = LOCK_NAME) -> bool:
     """Whether a live process holds the run (probing takes the lock for an instant, never blocks)."""
-    path = Path(run_dir) / LOCK_NAME
+    path = Path(run_dir) / name
     if not path.is_file():
         return False
     descriptor = os.open(path, os.O_RDONLY)
@@ -71,10 +71,10 @@ def is_held(run_dir: Path) -> bool:
     return False
 
 
-def describe_holder(run_dir: Path) -> str:
+def describe_holder(lock_file: Path) -> str:
     """'process 1234 on host since 12:00:01', as the lock file says."""
     try:
-        holder = json.loads((Path(run_dir) / LOCK_NAME).read_text() or "{}")
+        holder = json.loads(Path(lock_file).read_text() or "{}")
     except (OSError, ValueError):
         holder = {}
     if not holder:
