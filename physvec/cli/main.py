@@ -96,8 +96,9 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 _check_provider(open_run(arguments.runs_dir, arguments.resume).metadata()["model"], settings, retry)
                 outcome = resume_run(arguments.runs_dir, arguments.resume, settings, retry, listener=display.on_event)
             elif arguments.replay:
-                if not (arguments.replay / "transcript.jsonl").is_file():
-                    return _bad_input(f"{arguments.replay} is not a run directory (no transcript.jsonl)")
+                missing = [name for name in ("run.json", "transcript.jsonl") if not (arguments.replay / name).is_file()]
+                if missing:
+                    return _bad_input(f"{arguments.replay} is not a run directory (no {' or '.join(missing)})")
                 outcome = replay_run(arguments.replay.resolve(), arguments.runs_dir, listener=display.on_event)
             else:
                 spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
@@ -265,6 +266,8 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
     meta = run.metadata()
     console.print(f"[bold]{run.run_id}[/]  task {meta['task_id']}  model {meta['model']}  "
                   f"status {run.status()}  verdict {meta['verdict']}  tokens {meta.get('tokens_used', 0)}")
+    if meta.get("error"):
+        console.print(f"cause: {meta['error']}", highlight=False, markup=False)
     if meta.get("metrics"):
         console.print("metrics: " + ", ".join(f"{key} {value}" for key, value in meta["metrics"].items()),
                       highlight=False)

@@ -154,13 +154,20 @@ def test_the_token_budget_stops_the_run_cleanly(tiny_task, runs_dir, tmp_path):
     assert run.report_file.is_file()
 
 
-def test_a_model_outage_inside_a_verifier_ends_the_run_with_its_status_not_a_crash(tiny_task, runs_dir, tmp_path):
+def test_a_model_outage_inside_a_verifier_ends_the_run_with_its_status_not_a_crash(tiny_task, runs_dir, tmp_path,
+                                                                                  capsys):
     set_limits(tiny_task, rubric_votes=1)  # scientific_verify asks the model to judge the prose leaves
     code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT), runs_dir)  # one reply only
     assert code == 1
     assert run.metadata()["status"] == "model_unavailable" and run.status() == "model_unavailable"
     assert node_sequence(run)[-2:] == ["scientific_verify", "finalize"]
     assert run.metadata()["verdict"] != "certified"
+    cause = run.metadata()["error"]
+    assert "replies were already served" in cause and "cause" in run.report_file.read_text()
+    from physvec.cli.main import physvec_main
+
+    assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", run.run_id]) == 0
+    assert "replies were already served" in capsys.readouterr().out
 
 
 def test_a_reply_without_a_script_is_an_invalid_reply_not_a_crash(tiny_task, runs_dir, tmp_path):

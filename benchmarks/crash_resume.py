@@ -1,0 +1,217 @@
+"""Crash and resume, measured: kill -9 at random points, two resumes at once, a garbage transcript line.
+
+    python benchmarks/crash_resume.py [--task T --replies R] [--kills 20] [--campaign-kills 20] [--seed 0]
+
+Default task: the README example (examples/heisenberg_chain, its scripted replies).  Each kill takes the
+whole process group (reproduce and its sandboxed programs) at a uniformly random moment of an
+uninterrupted run's duration; then `reproduce --resume` runs until the run finishes.  A kill counts as
+survived when the verdict, every certificate's outcomes and the node sequence equal the uninterrupted
+run's, event numbers run 0..n-1 with no gap or repeat, no node finished twice at one step, and no model
+request was paid twice.  Two resumes started together must end with one verdict (the other refused), and
+a garbage line appended to the transcript must be quarantined while the resume goes on.  The campaign
+part kills a 2-trial `qmp-bench`-style campaign and reruns it: its records must equal an uninterrupted
+campaign's, one per trial, with no orphaned trial process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from physvec.runstore.store import RunDirectory, list_runs
+from physvec.runstore.transcript import EventType, read_events
+
+ROOT = Path(__file__).resolve().parents[1]
+REPRODUCE = [sys.executable, "-c", "import sys\nfrom physvec.cli.main import reproduce_main\nsys.exit(reproduce_main())"]
+
+
+def _reproduce(arguments: list[str], **popen: object) -> subprocess.Popen:
+    return subprocess.Popen([*REPRODUCE, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True, **popen)
+
+
+def _signature(run: RunDirectory) -> dict[str, object]:
+    certificates = {name: {o.name: o.outcome.value for o in certificate.obligations}
+                    for name, certificate in run.certificates().items() if name != "isolation"}
+    events = read_events(run.transcript_file)
+    return {"verdict": run.metadata().get("verdict"), "certificates": certificates,
+            "nodes": [e.node for e in events if e.type is EventType.NODE_FINISHED]}
+
+
+def _sound_transcript(run: RunDirectory) -> list[str]:
+    """What is wrong with a resumed run's transcript (empty when nothing is)."""
+    events = read_events(run.transcript_file)
+    problems = []
+    if [e.seq for e in events] != list(range(len(events))):
+        problems.append("event numbers with a gap or a repeat")
+    finished = Counter((e.node, e.step) for e in events if e.type is EventType.NODE_FINISHED)
+    if any(count > 1 for count in finished.values()):
+        problems.append("a node finished twice at one step")
+    calls = Counter((e.step, e.data.get("request_hash")) for e in events if e.type is EventType.MODEL_CALL)
+    if any(count > 1 for count in calls.values()):
+        problems.append("a model request paid twice")
+    if sum(e.type is EventType.RUN_FINISHED for e in events) != 1:
+        problems.append("not exactly one run_finished")
+    return problems
+
+
+def _resume_until_finished(runs_dir: Path, run_id: str) -> None:
+    for _ in range(5):
+        process = _reproduce(["--resume", run_id, "--runs-dir", str(runs_dir)])
+        process.wait()
+        if RunDirectory(runs_dir / run_id).status() not in ("running", "interrupted"):
+            return
+
+
+def _kill_trial(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
+    """One kill at ``after_s`` and the resume; (outcome, problems)."""
+    process = _reproduce([str(task), "--model", model, "--runs-dir", str(runs_dir)])
+    time.sleep(after_s)
+    if process.poll() is not None:
+        return "finished before the kill", []
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    runs = list_runs(runs_dir)
+    if not runs:
+        return "killed before the run existed", []
+    _resume_until_finished(runs_dir, runs[-1].run_id)
+    return "resumed", _sound_transcript(runs[-1])
+
+
+def _concurrent_resumes(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
+    process = _reproduce([str(task), "--model", model, "--runs-dir", str(runs_dir)])
+    time.sleep(after_s)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    (run,) = list_runs(runs_dir)
+    first, second = (_reproduce(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) for _ in range(2))
+    codes = sorted((first.wait(), second.wait()))
+    refused = b"in use by" in (first.stderr.read() + second.stderr.read())
+    _resume_until_finished(runs_dir, run.run_id)
+    problems = _sound_transcript(run)
+    if not refused and 2 in codes:
+        problems.append(f"exit codes {codes} without a refusal")
+    return f"exit codes {codes}{', one refused' if refused else ''}", problems
+
+
+def _garbage_line(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
+    process = _reproduce([str(task), "--model", model, "--runs-dir", str(runs_dir)])
+    time.sleep(after_s)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    (run,) = list_runs(runs_dir)
+    with run.transcript_file.open("ab") as stream:
+        stream.write(b"\x00garbage, not an event\n")
+    _resume_until_finished(runs_dir, run.run_id)
+    problems = _sound_transcript(run)
+    if not (run.path / "transcript.quarantine.jsonl").is_file():
+        problems.append("the garbage line was not quarantined")
+    return "quarantined, resumed", problems
+
+
+CAMPAIGN = ("import sys\nfrom pathlib import Path\nfrom physvec.qmp_bench.campaign import Campaign\n"
+            "from physvec.qmp_bench.catalogue import BenchTask\nfrom physvec.qmp_bench.runner import run_campaign\n"
+            "run_campaign(Campaign(Path(sys.argv[1])), [BenchTask('bench', 'task', Path(sys.argv[2]))], 'physvec', "
+            "sys.argv[3], 2, 1)\n")
+
+
+def _campaign(folder: Path, task: Path, model: str, kill_after: float | None) -> list[dict[str, object]]:
+    process = subprocess.Popen([sys.executable, "-c", CAMPAIGN, str(folder), str(task), model],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)  # the campaign only: its trials must die with it
+    process.wait()
+    if kill_after is not None:
+        subprocess.run([sys.executable, "-c", CAMPAIGN, str(folder), str(task), model], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    from physvec.qmp_bench.campaign import Campaign
+
+    return [{"trial": r.trial, "verdict": r.verdict} for r in Campaign(folder).records()]
+
+
+def _orphans(folder: Path) -> int:
+    count = 0
+    for proc in Path("/proc").iterdir():
+        try:
+            count += proc.name.isdigit() and str(folder).encode() in (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+    return count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", type=Path, default=ROOT / "examples" / "heisenberg_chain" / "task.json")
+    parser.add_argument("--replies", type=Path, default=ROOT / "examples" / "heisenberg_chain" / "replies.json")
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--campaign-kills", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    arguments = parser.parse_args()
+    rng = random.Random(arguments.seed)
+    model = f"scripted:{arguments.replies.resolve()}"
+    task = arguments.task.resolve()
+    console = Console()
+    scratch = Path(tempfile.mkdtemp(prefix="crash-resume-"))
+
+    started = time.monotonic()
+    reference_dir = scratch / "reference"
+    _reproduce([str(task), "--model", model, "--runs-dir", str(reference_dir)]).wait()
+    duration = time.monotonic() - started
+    (reference,) = list_runs(reference_dir)
+    expected = _signature(reference)
+    console.print(f"uninterrupted run: {expected['verdict']} in {duration:.1f} s")
+
+    table = Table("scenario", "trials", "outcome", "identical verdict and certificates", "transcript sound")
+    scenarios = [("kill -9 at a random moment", _kill_trial, arguments.kills),
+                 ("two resumes at once", _concurrent_resumes, 3), ("garbage transcript line", _garbage_line, 3)]
+    failures = 0
+    for name, scenario, count in scenarios:
+        outcomes: Counter[str] = Counter()
+        identical = sound = 0
+        for index in range(count):
+            runs_dir = scratch / f"{scenario.__name__}-{index}"
+            after = rng.uniform(0.5, duration * 0.9)
+            outcome, problems = scenario(task, model, runs_dir, after)
+            outcomes[outcome] += 1
+            runs = list_runs(runs_dir)
+            same = bool(runs) and _signature(runs[-1]) == expected
+            identical += same or not runs
+            sound += not problems
+            failures += (bool(runs) and not same) + bool(problems)
+            console.print(f"  {name} {index + 1}/{count} at {after:.1f} s: {outcome}"
+                          f"{'' if same or not runs else ', DIFFERENT'}{'; ' + '; '.join(problems) if problems else ''}")
+        table.add_row(name, str(count), ", ".join(f"{k} {v}" for k, v in outcomes.items()),
+                      f"{identical}/{count}", f"{sound}/{count}")
+
+    reference_campaign = _campaign(scratch / "campaign-reference", task, model, None)
+    campaign_same = orphaned = 0
+    for index in range(arguments.campaign_kills):
+        folder = scratch / f"campaign-{index}"
+        records = _campaign(folder, task, model, rng.uniform(0.5, 2 * duration * 0.95))
+        campaign_same += records == reference_campaign
+        orphaned += _orphans(folder)
+    failures += (arguments.campaign_kills - campaign_same) + orphaned
+    table.add_row("campaign of 2 trials, kill -9 of the campaign", str(arguments.campaign_kills),
+                  f"orphaned trial processes {orphaned}", f"{campaign_same}/{arguments.campaign_kills} records",
+                  "-")
+    console.print(table)
+    console.print(f"scratch: {scratch}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
