@@ -16,7 +16,6 @@ campaign's, one per trial, with no orphaned trial process.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import signal
@@ -75,27 +74,34 @@ def _resume_until_finished(runs_dir: Path, run_id: str) -> None:
             return
 
 
-def _kill_trial(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
-    """One kill at ``after_s`` and the resume; (outcome, problems)."""
+def _killed_run(task: Path, model: str, runs_dir: Path, after_s: float, inside: bool = False) -> RunDirectory | None:
+    """Start a run and kill its whole process group ``after_s`` seconds later (counted from the moment the
+    run folder exists when ``inside``); the killed run, or None when it finished first or never existed."""
     process = _reproduce([str(task), "--model", model, "--runs-dir", str(runs_dir)])
+    while inside and not list(runs_dir.glob("*/transcript.jsonl")) and process.poll() is None:
+        time.sleep(0.05)
     time.sleep(after_s)
     if process.poll() is not None:
-        return "finished before the kill", []
+        return None
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     runs = list_runs(runs_dir)
-    if not runs:
-        return "killed before the run existed", []
-    _resume_until_finished(runs_dir, runs[-1].run_id)
-    return "resumed", _sound_transcript(runs[-1])
+    return runs[-1] if runs else None
+
+
+def _kill_trial(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
+    """One kill at ``after_s`` and the resume; (outcome, problems)."""
+    run = _killed_run(task, model, runs_dir, after_s)
+    if run is None:
+        return ("killed before the run existed" if not list_runs(runs_dir) else "finished before the kill"), []
+    _resume_until_finished(runs_dir, run.run_id)
+    return "resumed", _sound_transcript(run)
 
 
 def _concurrent_resumes(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
-    process = _reproduce([str(task), "--model", model, "--runs-dir", str(runs_dir)])
-    time.sleep(after_s)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    (run,) = list_runs(runs_dir)
+    run = _killed_run(task, model, runs_dir, after_s / 2, inside=True)
+    if run is None:
+        return "finished before the kill", []
     first, second = (_reproduce(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) for _ in range(2))
     codes = sorted((first.wait(), second.wait()))
     refused = b"in use by" in (first.stderr.read() + second.stderr.read())
@@ -107,11 +113,9 @@ def _concurrent_resumes(task: Path, model: str, runs_dir: Path, after_s: float) 
 
 
 def _garbage_line(task: Path, model: str, runs_dir: Path, after_s: float) -> tuple[str, list[str]]:
-    process = _reproduce([str(task), "--model", model, "--runs-dir", str(runs_dir)])
-    time.sleep(after_s)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    (run,) = list_runs(runs_dir)
+    run = _killed_run(task, model, runs_dir, after_s / 2, inside=True)
+    if run is None:
+        return "finished before the kill", []
     with run.transcript_file.open("ab") as stream:
         stream.write(b"\x00garbage, not an event\n")
     _resume_until_finished(runs_dir, run.run_id)
