@@ -99,10 +99,14 @@ def sandbox_environment(environ: Mapping[str, str], threads: int, extra: Mapping
     return environment
 
 
+TMP_BYTES = 256 * 1024 * 1024
+"""The program's private /tmp is a tmpfs of this size: memory the address-space limit does not count."""
+
+
 def bubblewrap_argv(argv: list[str], workdir: Path, environment: Mapping[str, str]) -> list[str]:
     """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring)."""
     wrapped = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
-               "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+               "--dev", "/dev", "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     for folder in SYSTEM_FOLDERS:
         if Path(folder).exists():
             wrapped += ["--ro-bind", folder, folder]

@@ -46,12 +46,14 @@ class SandboxLimits:
     cpu_s: float | None = None
     memory_bytes: int = 6 * GiB
     file_bytes: int = 1 * GiB
+    disk_bytes: int = 2 * GiB
+    """all the program writes into its working folder together (file_bytes bounds one file)"""
     output_tail_bytes: int = 20_000
 
     def __post_init__(self) -> None:
         if self.wall_s <= 0 or (self.cpu_s is not None and self.cpu_s <= 0):
             raise ValueError("sandbox time limits must be positive")
-        if self.memory_bytes <= 0 or self.file_bytes <= 0 or self.output_tail_bytes <= 0:
+        if min(self.memory_bytes, self.file_bytes, self.disk_bytes, self.output_tail_bytes) <= 0:
             raise ValueError("sandbox size limits must be positive")
 
 
@@ -70,10 +72,12 @@ class SandboxResult:
     stderr_truncated: bool = False
     isolated: bool = False
     """the program ran under bubblewrap (verifiers/isolation.py), not with reduced isolation"""
+    disk_exceeded: bool = False
+    """killed for writing more than the disk quota into its working folder"""
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
+        return self.returncode == 0 and not self.timed_out and not self.disk_exceeded
 
     @property
     def memory_exceeded(self) -> bool:
@@ -90,6 +94,8 @@ class SandboxResult:
         """One line for transcripts and obligation messages."""
         if self.timed_out:
             return f"killed after the wall-clock limit ({self.wall_s:.1f} s)"
+        if self.disk_exceeded:
+            return "killed for writing more than the disk quota into its working folder"
         if self.memory_exceeded:
             return f"stopped by the memory limit (exit {self.returncode})"
         if self.cpu_exceeded:
@@ -176,13 +182,7 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
         )
         if running is not None:
             running.add(process.pid)
-        timed_out = False
-        try:
-            returncode = process.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process.pid)
-            returncode = process.wait()
+        returncode, timed_out, disk_exceeded = _watch(process, workdir, limits, started)
         _kill_group(process.pid)  # leftovers the program started in the background
         remove_cgroup(group)
         if running is not None:
@@ -193,8 +193,45 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
     return SandboxResult(
         argv=tuple(job.argv), returncode=returncode, stdout=stdout, stderr=stderr, wall_s=wall,
         timed_out=timed_out, threads=threads, stdout_truncated=stdout_cut, stderr_truncated=stderr_cut,
-        isolated=isolation.full,
+        isolated=isolation.full, disk_exceeded=disk_exceeded,
     )
+
+
+WATCH_INTERVAL_S = 0.5
+
+
+def _watch(process: subprocess.Popen, workdir: Path, limits: SandboxLimits, started: float) -> tuple[int, bool, bool]:
+    """Wait for the program, killing its process group at the wall-clock limit or when its working folder
+    outgrows the disk quota (checked every WATCH_INTERVAL_S); (returncode, timed out, disk exceeded)."""
+    while True:
+        left = limits.wall_s - (time.monotonic() - started)
+        try:
+            return process.wait(timeout=max(0.0, min(WATCH_INTERVAL_S, left))), False, False
+        except subprocess.TimeoutExpired:
+            pass
+        timed_out = time.monotonic() - started >= limits.wall_s
+        if timed_out or folder_bytes(workdir, limits.disk_bytes) > limits.disk_bytes:
+            _kill_group(process.pid)
+            return process.wait(), timed_out, not timed_out
+
+
+def folder_bytes(folder: Path, stop_above: int) -> int:
+    """Bytes in the files under ``folder`` (links not followed), counting stopped once above ``stop_above``."""
+    total, pending = 0, [folder]
+    while pending and total <= stop_above:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_blocks * 512
+            except OSError:
+                continue
+    return total
 
 
 class SandboxPool:

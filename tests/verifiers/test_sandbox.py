@@ -133,3 +133,29 @@ def test_leftover_background_processes_are_killed_after_exit(tmp_path):
     result = run_program(python_job(tmp_path, code))
     assert result.ok
     assert _stopped_growing(tmp_path / "job" / "beat.txt"), "a daemon in its own session outlived the program"
+
+
+def test_a_program_filling_its_folder_past_the_disk_quota_is_killed(tmp_path):
+    writer = ("import os, time\nfor i in range(100):\n"
+              "    with open(f'chunk{i}', 'wb') as f: f.write(os.urandom(5 * 2**20))\n    time.sleep(0.05)\n"
+              "print('wrote 500 MiB')\n")
+    result = run_program(python_job(tmp_path, writer, disk_bytes=40 * 2**20, wall_s=60))
+    assert result.disk_exceeded and not result.ok and "disk quota" in result.summary()
+    assert "wrote 500 MiB" not in result.stdout
+    small = run_program(python_job(tmp_path, "open('x', 'w').write('ok'); print('fine')", name="small",
+                                   disk_bytes=40 * 2**20))
+    assert small.ok and not small.disk_exceeded
+
+
+def test_the_private_tmp_is_bounded(tmp_path):
+    from physvec.verifiers.isolation import TMP_BYTES, probe
+
+    if not probe().full:
+        import pytest
+
+        pytest.skip("bubblewrap is not available: /tmp is not private here")
+    filler = ("import os\ntry:\n    with open('/tmp/fill', 'wb') as f:\n"
+              f"        for _ in range({TMP_BYTES // 2**20 + 16}): f.write(b'0' * 2**20)\n"
+              "    print('filled')\nexcept OSError as error:\n    print('refused', error.errno)\n")
+    result = run_program(python_job(tmp_path, filler))
+    assert "refused 28" in result.stdout  # ENOSPC
