@@ -36,6 +36,8 @@ METHODS: dict[str, tuple[str, dict[str, int]]] = {
     "react-rag": ("react-rag", {})}
 """Benchmark method -> the `reproduce --method` it runs and the limits it imposes on the task."""
 CAMPAIGN_LOCK = "campaign.lock"
+RELEASE_GRACE_S = 15.0
+"""How long a restarted campaign waits for a dying trial of its killed predecessor to let its run go."""
 _REPRODUCE = (
     "import os, sys\n"
     "from physvec.verifiers.sandbox_launch import die_with_parent\n"
@@ -76,7 +78,7 @@ def _has_method_limits(task_file: Path, method: str) -> bool:
 def run_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord:
     """One `reproduce` of the method's copy of the task; its record, appended to the campaign."""
     runs_dir = campaign.runs_dir(key)
-    live = [run.run_id for run in list_runs(runs_dir) if is_held(run.path)]
+    live = _held_runs(runs_dir, grace_s=RELEASE_GRACE_S)
     if live:
         raise RunBusy(f"{key.task} trial {key.trial}: run {live[0]} is still held by a live process; not deleted")
     shutil.rmtree(runs_dir, ignore_errors=True)  # a trial killed before its record starts afresh
@@ -92,6 +94,20 @@ def run_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord
     record = record_from_run(runs[-1], key, time.monotonic() - started)
     campaign.append(record)
     return record
+
+
+def _held_runs(runs_dir: Path, grace_s: float) -> list[str]:
+    """The runs in ``runs_dir`` a live process holds, after waiting up to ``grace_s`` for them to be let go.
+
+    A trial killed with its campaign is still tearing down its memory for a moment after its command
+    line is gone, and the kernel drops its lock only at the end: a campaign restarted at once waits for
+    that rather than refusing."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        live = [run.run_id for run in list_runs(runs_dir) if is_held(run.path)]
+        if not live or time.monotonic() >= deadline:
+            return live
+        time.sleep(0.2)
 
 
 def run_campaign(campaign: Campaign, tasks: list[BenchTask], method: str, model: str, trials: int, jobs: int,

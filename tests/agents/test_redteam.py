@@ -155,7 +155,9 @@ def test_the_command_exits_2_on_bad_input(tmp_path, capsys):
     assert _redteam(tmp_path, "--trials", "0") == 2
     assert "--trials" in capsys.readouterr().err
     (tmp_path / "file").write_text("")
-    assert physvec_main(["redteam", "--out", str(tmp_path / "file"), "--trials", "1"]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        physvec_main(["redteam", "--out", str(tmp_path / "file"), "--trials", "1"])
+    assert exit_info.value.code == 2 and "is a file, not a folder" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_info:
         _redteam(tmp_path, "--checker", "nonsense")
     assert exit_info.value.code == 2

@@ -110,9 +110,12 @@ def test_a_task_copy_is_whole_and_carries_the_method_s_limits_on_every_rerun(tin
     assert not [p for p in copied.parent.parent.iterdir() if "staging" in p.name], "no staging folder is left"
 
 
-def test_a_second_campaign_process_and_a_live_trial_folder_are_left_alone(tiny_task, tmp_path):
+def test_a_second_campaign_process_and_a_live_trial_folder_are_left_alone(tiny_task, tmp_path, monkeypatch):
     from physvec.runstore.lock import RunBusy, RunLock
+    from physvec.qmp_bench import runner
     from physvec.qmp_bench.runner import CAMPAIGN_LOCK, run_trial
+
+    monkeypatch.setattr(runner, "RELEASE_GRACE_S", 0.5)  # the holder here never lets go
 
     campaign = Campaign(tmp_path / "campaign")
     task = BenchTask("tiny", "tiny-heisenberg", tiny_task)
