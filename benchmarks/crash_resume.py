@@ -1,6 +1,7 @@
 """Crash and resume, measured: kill -9 at random points, two resumes at once, a garbage transcript line.
 
     python benchmarks/crash_resume.py [--task T --replies R] [--kills 20] [--campaign-kills 20] [--seed 0]
+                                      [--campaign-task T --campaign-replies R]
 
 Default task: the README example (examples/heisenberg_chain, its scripted replies).  Each kill takes the
 whole process group (reproduce and its sandboxed programs) at a uniformly random moment of an
@@ -10,7 +11,8 @@ run's, event numbers run 0..n-1 with no gap or repeat, no node finished twice at
 request was paid twice.  Two resumes started together must end with one verdict (the other refused), and
 a garbage line appended to the transcript must be quarantined while the resume goes on.  The campaign
 part kills a 2-trial `qmp-bench`-style campaign and reruns it: its records must equal an uninterrupted
-campaign's, one per trial, with no orphaned trial process.
+campaign's, one per trial, with no orphaned trial process; it runs the same task unless told another
+(a small one keeps 20 kills of a 2-trial campaign within minutes).
 """
 
 from __future__ import annotations
@@ -164,10 +166,14 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--campaign-kills", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--campaign-task", type=Path, help="the campaign's task (default: --task)")
+    parser.add_argument("--campaign-replies", type=Path, help="its scripted replies (default: --replies)")
     arguments = parser.parse_args()
     rng = random.Random(arguments.seed)
     model = f"scripted:{arguments.replies.resolve()}"
     task = arguments.task.resolve()
+    campaign_task = (arguments.campaign_task or arguments.task).resolve()
+    campaign_model = f"scripted:{(arguments.campaign_replies or arguments.replies).resolve()}"
     console = Console()
     scratch = Path(tempfile.mkdtemp(prefix="crash-resume-"))
 
@@ -201,15 +207,22 @@ def main() -> int:
         table.add_row(name, str(count), ", ".join(f"{k} {v}" for k, v in outcomes.items()),
                       f"{identical}/{count}", f"{sound}/{count}")
 
-    reference_campaign = _campaign(scratch / "campaign-reference", task, model, None)
+    started = time.monotonic()
+    reference_campaign = _campaign(scratch / "campaign-reference", campaign_task, campaign_model, None)
+    campaign_duration = time.monotonic() - started
+    console.print(f"uninterrupted campaign of {campaign_task.parent.name}: {reference_campaign} "
+                  f"in {campaign_duration:.1f} s")
     campaign_same = orphaned = 0
     for index in range(arguments.campaign_kills):
         folder = scratch / f"campaign-{index}"
-        records = _campaign(folder, task, model, rng.uniform(0.5, 2 * duration * 0.95))
+        after = rng.uniform(0.5, campaign_duration * 0.95)
+        records = _campaign(folder, campaign_task, campaign_model, after)
+        console.print(f"  campaign kill {index + 1}/{arguments.campaign_kills} at {after:.1f} s: {records}")
         campaign_same += records == reference_campaign
         orphaned += _orphans(folder)
     failures += (arguments.campaign_kills - campaign_same) + orphaned
-    table.add_row("campaign of 2 trials, kill -9 of the campaign", str(arguments.campaign_kills),
+    table.add_row(f"campaign of 2 trials of {campaign_task.parent.name}, kill -9 of the campaign",
+                  str(arguments.campaign_kills),
                   f"orphaned trial processes {orphaned}", f"{campaign_same}/{arguments.campaign_kills} records",
                   "-")
     console.print(table)
