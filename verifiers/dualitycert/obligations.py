@@ -3,7 +3,7 @@
 Per theory: the cubic gauge anomaly, the SU(2) Witten anomaly, the gauge-R anomaly, and the gauge
 invariance and R-charge of every superpotential term.  Per claim: 't Hooft matching of Tr R and Tr R^3
 and of the mixed anomalies of the non-R U(1)s, equal central charges a and c, the bounded chiral ring,
-and the copy guard.  Numbers in evidence are fraction strings.  A check that cannot decide (beyond its
+the operator map (B's relations are the images of A's at some node) and the copy guard.  Numbers in evidence are fraction strings.  A check that cannot decide (beyond its
 work bound, or its input out of reach) says unknown and why; it never hangs.
 """
 
@@ -19,7 +19,8 @@ from physvec.verifiers.dualitycert.chiral_ring import graded_stream, ring_precon
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
 from physvec.verifiers.dualitycert.global_symmetries import Anomalies, Underivable, flavour_symmetries, map_invariants
 from physvec.verifiers.dualitycert.isomorphism import is_copy_of, same_sectors
-from physvec.verifiers.dualitycert.normal_form import NotExact
+from physvec.verifiers.dualitycert.normal_form import NotExact, normal_form
+from physvec.verifiers.dualitycert.operator_map import compare_at_node
 from physvec.verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
 from physvec.verifiers.dualitycert.theory import Theory
 
@@ -257,3 +258,48 @@ def thooft_flavour_u1(a: Theory, b: Theory) -> Obligation:
     return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED, evidence=evidence,
                       message=f"mixed anomalies of the {k} non-R U(1)s match (map pinned on {pinned} of {k} "
                               "directions; basis-free invariants for the rest)")
+
+
+def operator_map(a: Theory, b: Theory) -> Obligation:
+    """B's chiral-ring relations are the images of A's under the duality map at some node (operator_map.py):
+    normal_form(B) is dualize(A, k), couplings included, up to labels, conjugation and field rescalings.
+
+    The generator count cannot see which operator a singlet's F-term kills; this row can.  Certified when
+    some node matches; failed when every node was decided and none matches; unknown when a node could not
+    be decided, or when no node of A can be dualised (nothing to map through), naming why."""
+    name, category = "operator_map", "operator_map"
+    if (too_large := _bounded(name, category, a, b)) is not None:
+        return too_large
+    if len(a.arrows) + len(a.singlets) > MAX_DUALISED_FIELDS:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message=f"not run: A has more than {MAX_DUALISED_FIELDS} fields (work bound of dualize)")
+    try:
+        candidate = normal_form(b)
+    except NotExact as error:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
+                          message=f"B's massive fields cannot be integrated out exactly: {error}")
+    findings = []
+    for node in a.nodes:
+        finding = compare_at_node(a, candidate, node)
+        findings.append(finding)
+        if finding.couplings_match:
+            return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED,
+                              evidence={"node": node, "nodes": [f.row() for f in findings]},
+                              message=f"B is A's Seiberg dual at node {node} with its couplings: every relation of "
+                                      "B's chiral ring is the image of one of A's")
+    evidence = {"nodes": [f.row() for f in findings]}
+    undecided = [f for f in findings if f.dualisable and f.couplings_match is None and f.fields_match is not False]
+    if undecided:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message="the operator map could not be decided at node(s) "
+                                  + ", ".join(f"{f.node} ({f.reason})" for f in undecided))
+    if not any(f.dualisable for f in findings):
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message="no node of A can be Seiberg-dualised here, so no operator map is known: "
+                                  + "; ".join(f"node {f.node}: {f.reason}" for f in findings))
+    near = [f.node for f in findings if f.fields_match]
+    return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence,
+                      message="B's superpotential is not the image of A's at any node"
+                              + (f" (B has the fields of the dual at node(s) {', '.join(map(str, near))}, but not its "
+                                 "couplings: the chiral ring relates other operators)" if near else
+                                 " (nor has B the field content of any node's dual)"))

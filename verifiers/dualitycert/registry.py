@@ -10,7 +10,7 @@ through ``certify``, so the copy guard and the completeness rule below hold ever
 
 Completeness.  A claim is only as strong as its most discriminating check, and a check that could not
 run proves nothing.  The row ``required_checks`` fails when a check the claim kind requires (REQUIRED:
-the copy guard, the flavour-U(1) anomalies and the chiral ring) did not decide (not applicable, unknown,
+the copy guard, the flavour-U(1) anomalies, the chiral ring and the operator map) did not decide (not applicable, unknown,
 error, not run), or when any other check ended unknown or in error (a work bound, an input it cannot
 read); its message and evidence name each one.  The core
 certificate rule cannot say "unknown" once another row certified, so the claim is refused here instead:
@@ -62,13 +62,14 @@ MATCHING: tuple[Callable[[Theory, Theory], Obligation], ...] = (
     obligations.central_charge_a,
     obligations.central_charge_c,
     obligations.not_a_copy,
+    obligations.operator_map,
 )
-REQUIRED = ("not_a_copy", "thooft_flavour_u1", "chiral_ring")
-"""Checks a duality claim cannot be certified without: the copy guard, and the two that pin what Tr R and
-Tr R^3 leave open (how R mixes with the flavour U(1)s; the W couplings, through the chiral ring)."""
+REQUIRED = ("not_a_copy", "thooft_flavour_u1", "chiral_ring", "operator_map")
+"""Checks a duality claim cannot be certified without: the copy guard, the two that pin what Tr R and
+Tr R^3 leave open (how R mixes with the flavour U(1)s; the W couplings, through the chiral ring), and the
+operator map (which operators the couplings relate, which no count sees)."""
 UNBUILT: tuple[tuple[str, str, str], ...] = (
     ("superconformal_index", "index", "the superconformal index is not computed"),
-    ("operator_map", "operator_map", "no map of chiral operators between A and B is checked"),
     ("deformation_matching", "deformations", "relevant and marginal deformations are not matched"),
     ("moduli_space_matching", "moduli_space", "moduli spaces are not computed"),
     ("conformal_manifold", "conformal_manifold", "conformal manifold dimensions are not computed"),

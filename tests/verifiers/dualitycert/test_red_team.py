@@ -163,7 +163,7 @@ def test_dropping_the_trace_singlet_couplings_is_refused(seed_claims, cell):
     assert _final(claim.theory_a, dropped)["verdict"] is Verdict.FAILED
     # A trace singlet with a single coupling (tr M q~ q / N): dropping that coupling alone is refused too.
     # (SPP's other trace singlet also couples to tr(X12 X21); dropping one of its two couplings is the
-    # case the planar count cannot see: the fixture generator reports it as a verifier miss.)
+    # case the planar count cannot see: the operator map refuses it, test_operator_map.py.)
     for index, term in enumerate(claim.theory_b.superpotential):
         lone = [x for x in singlets & set(term.factors)
                 if sum(x in t.factors for t in claim.theory_b.superpotential) == 1]
