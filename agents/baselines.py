@@ -27,7 +27,6 @@ from physvec.runstore.transcript import EventType
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.sandbox import SandboxJob
 
-REACT_METHODS = ("react", "react-rag")
 ERROR_CHARS = 3_000
 """How much of the end of a failed run's error output the model sees (a traceback ends with its cause)."""
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from physvec.agents.baselines import REACT_METHODS, build_react_graph
+from physvec.agents.baselines import build_react_graph
+from physvec.agents.methods import METHODS, REACT_METHODS
 from physvec.agents.model_client import ModelClient, RetryPolicy
 from physvec.agents.pipeline import build_graph
 from physvec.agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
@@ -29,8 +30,6 @@ from physvec.taskfiles.substitution import apply_substitutions
 from physvec.verifiers.sandbox import SandboxPool
 
 RECURSION_LIMIT = 500
-METHODS = ("physvec", *REACT_METHODS)
-"""physvec's verified pipeline, and the ReAct baselines that see only execution errors."""
 Listener = Callable[[Event], None]
 
 

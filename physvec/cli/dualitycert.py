@@ -9,30 +9,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from physvec.cli.arguments import folder_name, output_folder
-from physvec.agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
-from physvec.agents.model_client import ModelClient
-from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-from physvec.cli.display import print_certificate
-from physvec.runstore.records import CampaignFolderRefused, campaign_folder
-from physvec.runstore.transcript import Transcript
-from physvec.verifiers.certificate import Verdict
-from physvec.verifiers.dualitycert.analysis import analyze
-from physvec.verifiers.dualitycert.bench import bench, bench_seed_cells
-from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
-from physvec.verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
-from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
-from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_FIXTURES = Path("dualitycert-fixtures")
 DEFAULT_RUNS = Path("dualitycert-runs")
+POLICIES = ("ss", "gr", "vf", "vf_masked", "best_of_n")
+"""The repair policies of physvec.agents.dualitycert_repair, and the chiral-ring levels of the loop and of
+the final judge (physvec.verifiers.dualitycert.registry), named here so that the parser loads no checker;
+a test keeps them equal."""
+INTERACTION_LEVEL, FINAL_LEVEL = 3, 5
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="check a claim {theory_a, theory_b} and print its certificate")
     verify.add_argument("claim", type=Path)
     verify.add_argument("--final", action="store_true",
-                        help=f"final-judge strictness (chiral ring level {FINAL.level} instead of {INTERACTION.level})")
+                        help=f"final-judge strictness (chiral ring level {FINAL_LEVEL} instead of {INTERACTION_LEVEL})")
     verify.add_argument("--audits", action="store_true", help="also run the a-maximisation and unitarity audits")
     verify.add_argument("--json", action="store_true", help="print the certificate as JSON")
     dual = commands.add_parser("dualize", help="print the Seiberg dual of a theory on one node (seed schema)")
@@ -75,117 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _verify(arguments: argparse.Namespace) -> int:
-    claim = parse_claim(read_json(arguments.claim))
-    settings = Settings(level=(FINAL if arguments.final else INTERACTION).level, audits=arguments.audits)
-    certificate = certify(claim, settings)
-    if arguments.json:
-        print(certificate.model_dump_json(indent=2))
-    else:
-        print_certificate(Console(), arguments.claim.name, certificate)
-    return EXIT_CERTIFIED if certificate.verdict is Verdict.CERTIFIED else EXIT_NOT_CERTIFIED
-
-
-def _dualize(arguments: argparse.Namespace) -> int:
-    theory = parse_theory(read_json(arguments.theory))
-    print(dualize(theory, arguments.node).to_json(), end="")
-    return 0
-
-
-def _generate(arguments: argparse.Namespace) -> int:
-    if arguments.per_class < 0:
-        raise MalformedTheory(["--per-class must be 0 (every candidate) or more"])
-    manifest = generate(FixtureConfig(seed=arguments.seed, per_class=arguments.per_class), arguments.out)
-    table = Table("class", *manifest["attrition"]["drop_w_term"], title=f"{len(manifest['fixtures'])} fixtures")
-    for kind, row in manifest["attrition"].items():
-        table.add_row(kind, *(str(value) for value in row.values()))
-    console = Console()
-    console.print(table)
-    for row in manifest["dropped"]:
-        if row["reason"] in ("verifier_miss", "interaction_miss", "unlabelled"):
-            console.print(f"{row['reason']}: {row['cell']} {row['perturbation']}: {row['detail']}", markup=False)
-    print(f"wrote {arguments.out / MANIFEST}")
-    return 0
-
-
-def _repair_run(arguments: argparse.Namespace) -> RepairRun:
-    settings = {"policy": arguments.policy, "model": arguments.model, "trials": arguments.trials,
-                "fixtures": str(arguments.fixtures.resolve()), "from_runs": arguments.from_runs}
-    try:
-        return RepairRun(campaign_folder(arguments.runs_dir / arguments.run_id, settings, arguments.resume))
-    except CampaignFolderRefused as error:
-        raise MalformedTheory([str(error)]) from None
-
-
-def _repair(arguments: argparse.Namespace) -> int:
-    if arguments.trials < 1:
-        raise MalformedTheory(["--trials must be at least 1"])
-    if (arguments.policy == "portfolio") != bool(arguments.from_runs):
-        raise MalformedTheory(["--from-runs SS GR VF goes with --policy portfolio, and only with it"])
-    if arguments.policy != "portfolio" and not arguments.model:
-        raise MalformedTheory(["--model is required for a policy that asks a model"])
-    run, console = _repair_run(arguments), Console()
-    if arguments.policy == "portfolio":
-        recorded = {name: RepairRun(arguments.runs_dir / run_id).episodes.read()
-                    for name, run_id in zip(PORTFOLIO, arguments.from_runs, strict=True)}
-        episodes = portfolio(recorded, run.run_id)
-        for episode in episodes:
-            run.episodes.append(episode)
-    else:
-        try:
-            model = make_chat_model(normalise_spec(arguments.model), ProviderSettings())
-        except ModelSpecError as error:
-            raise MalformedTheory([str(error)]) from None
-        client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
-        fixtures = load_fixtures(arguments.fixtures)
-        episodes = run_policy(run, POLICIES[arguments.policy], fixtures, arguments.trials, client,
-                              lambda e: console.print(f"{e.fixture} trial {e.trial}: {e.outcome} "
-                                                      f"({e.calls} calls, {e.tokens} tokens)"))
-    finished = run.finished().values()
-    certified = sum(e.outcome == "certified" for e in finished)
-    console.print(f"run {run.run_id}: {certified}/{len(finished)} episodes certified; records in {run.folder}")
-    return 0
-
-
-def _analyze(arguments: argparse.Namespace) -> int:
-    try:
-        analyze(arguments.runs_dir, arguments.out, arguments.run_ids)
-    except ValueError as error:
-        raise MalformedTheory([str(error)]) from None
-    print((arguments.out / "analysis.md").read_text(), end="")
-    print(f"wrote {arguments.out}/analysis.md, analysis.json, analysis.png")
-    return 0
-
-
-def _bench(arguments: argparse.Namespace) -> int:
-    console = Console()
-    cells = Table("seed cell", *(f"L = {level}" for level in arguments.levels), "verdicts",
-                  title="dualitycert bench: seed cells (seconds)")
-    for row in bench_seed_cells(tuple(arguments.levels)):
-        cells.add_row(row["cell"], *(str(row[f"seconds_L{level}"]) for level in arguments.levels),
-                      ", ".join(row[f"verdict_L{level}"] for level in arguments.levels))
-    console.print(cells)
-    if arguments.seeds_only:
-        return 0
-    with tempfile.TemporaryDirectory(prefix="dualitycert-bench-") as scratch:
-        folder = arguments.fixtures
-        if folder is None:
-            folder = Path(scratch)
-            generate(FixtureConfig(), folder)
-        claims = [claim for _, claim in load_fixtures(folder)]
-    table = Table("level", "claims", "seconds", "claims/s", "share of time by check", title="dualitycert bench")
-    for row in bench(claims):
-        shares = ", ".join(f"{name} {share:.1%}" for name, share in row["share"].items() if share >= 0.005)
-        table.add_row(str(row["level"]), str(row["claims"]), str(row["seconds"]), str(row["claims_per_second"]), shares)
-    console.print(table)
-    return 0
-
-
-COMMANDS = {"verify": _verify, "analyze": _analyze, "bench": _bench, "dualize": _dualize, "generate-fixtures": _generate, "run-repair-loop": _repair}
-
-
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
+    from physvec.cli.dualitycert_commands import COMMANDS
+    from physvec.verifiers.dualitycert.dualize import DualisationError
+    from physvec.verifiers.dualitycert.theory import MalformedTheory
+
     try:
         return COMMANDS[arguments.command](arguments)
     except (MalformedTheory, DualisationError) as error:

@@ -1,5 +1,8 @@
 """The command line: ``reproduce`` and ``physvec``.
 
+Each command imports the libraries it needs inside its own code path (a model client, the pipeline graph,
+the sandbox, tables), so ``--help`` and the quick commands start at once.
+
 Exit codes of ``reproduce``: 0 certified; 1 finished but not certified (failed, unknown, impossible,
 budget_exhausted, model unavailable); 2 bad input (missing or invalid files, unknown model spec),
 always with a clear message and no traceback; 130 interrupted (Ctrl-C), with the command to resume.
@@ -12,32 +15,18 @@ import math
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from physvec.cli.arguments import output_folder
-from physvec.agents.library_proposer import library_problem
-from physvec.agents.model_client import RetryPolicy
-from physvec.agents.preflight import ProviderUnreachable, preflight
-from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
-from physvec.agents.runner import METHODS, RunInterrupted, RunOutcome, replay_run, resume_run, start_run
+from physvec.agents.methods import METHODS
 from physvec.cli import kb as kb_cli
-from physvec.cli.display import LiveDisplay, print_certificate
-from physvec.runstore.lock import RunBusy
-from physvec.runstore.report import node_timeline
-from physvec.runstore.store import RunNotFound, RunTampered, list_runs, open_run
-from physvec.runstore.transcript import read_events
-from physvec.cli.scaffold import scaffold_task
-from physvec.taskfiles.loading import InputFileError, load_task
-from physvec.taskfiles.schemas import export_schemas
-from physvec.taskfiles.substitution import (
-    RUNNABLE_BACKENDS, SubstitutionError, apply_substitutions, parse_substitutions,
-)
-from physvec.verifiers.certificate import Verdict
-from physvec.verifiers.programming import programming_metrics, verify_script
-from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+from physvec.cli.arguments import output_folder
+
+if TYPE_CHECKING:
+    from physvec.agents.model_client import RetryPolicy
+    from physvec.agents.providers import ProviderSettings
+    from physvec.agents.runner import RunOutcome
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 NO_MODEL_MESSAGE = (
@@ -82,6 +71,19 @@ def _bad_input(message: str) -> int:
 
 def reproduce_main(argv: list[str] | None = None) -> int:
     arguments = _reproduce_parser().parse_args(argv)
+    from physvec.agents.library_proposer import library_problem
+    from physvec.agents.model_client import RetryPolicy
+    from physvec.agents.preflight import ProviderUnreachable
+    from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
+    from physvec.agents.runner import RunInterrupted, replay_run, resume_run, start_run
+    from physvec.cli.display import LiveDisplay
+    from physvec.runstore.lock import RunBusy
+    from physvec.runstore.store import RunNotFound, RunTampered, open_run
+    from physvec.taskfiles.loading import InputFileError, load_task
+    from physvec.taskfiles.substitution import (
+        RUNNABLE_BACKENDS, SubstitutionError, apply_substitutions, parse_substitutions,
+    )
+
     chosen = [name for name in ("task", "resume", "replay") if getattr(arguments, name)]
     if len(chosen) != 1:
         return _bad_input("give exactly one of TASK, --resume RUN_ID or --replay RUN_DIR")
@@ -141,6 +143,8 @@ def reproduce_main(argv: list[str] | None = None) -> int:
 def _check_provider(spec: str, settings: ProviderSettings, retry: RetryPolicy) -> None:
     """Ask the model's endpoint once before the run (ProviderUnreachable says why not) and say how long the
     run may wait on it."""
+    from physvec.agents.preflight import preflight
+
     endpoint = preflight(spec, settings)
     if endpoint is not None:
         waiting = retry.attempts * settings.timeout_s + sum(retry.delay(k) for k in range(retry.attempts - 1))
@@ -214,6 +218,11 @@ def _physvec_parser() -> argparse.ArgumentParser:
 
 
 def _verify_script(arguments: argparse.Namespace) -> int:
+    from physvec.cli.display import print_certificate
+    from physvec.verifiers.certificate import Verdict
+    from physvec.verifiers.programming import programming_metrics, verify_script
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+
     if not arguments.script.is_file():
         _errors.print(f"physvec: {arguments.script}: no such file")
         return EXIT_BAD_INPUT
@@ -247,6 +256,10 @@ def _validate(files: list[Path], kind: str | None) -> int:
 
 
 def _runs_list(runs_dir: Path) -> int:
+    from rich.table import Table
+
+    from physvec.runstore.store import list_runs
+
     table = Table("status", "verdict", "tokens", box=None)
     table.add_column("run (its id names the start time and the task)", no_wrap=True)
     for run in list_runs(runs_dir):
@@ -257,6 +270,13 @@ def _runs_list(runs_dir: Path) -> int:
 
 
 def _runs_show(runs_dir: Path, run_id: str) -> int:
+    from rich.table import Table
+
+    from physvec.cli.display import print_certificate
+    from physvec.runstore.report import node_timeline
+    from physvec.runstore.store import RunNotFound, open_run
+    from physvec.runstore.transcript import read_events
+
     try:
         run = open_run(runs_dir, run_id)
     except RunNotFound as error:
@@ -282,7 +302,11 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
 
 
 def _library_build(arguments: argparse.Namespace) -> int:
+    from rich.markup import escape
+    from rich.table import Table
+
     from physvec.agents.library_builder import build
+    from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 
     spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
     if not spec or spec == LIBRARY_SPEC:
@@ -310,6 +334,8 @@ def physvec_main(argv: list[str] | None = None) -> int:
     if arguments.command == "validate":
         return _validate(arguments.files, arguments.kind)
     if arguments.command == "new-task":
+        from physvec.cli.scaffold import scaffold_task
+
         try:
             written = scaffold_task(arguments.dir / arguments.name, arguments.name, arguments.backend)
         except FileExistsError as error:
@@ -343,6 +369,8 @@ def physvec_main(argv: list[str] | None = None) -> int:
 
         return list_templates(arguments.command, Console())
     if arguments.command == "schemas":
+        from physvec.taskfiles.schemas import export_schemas
+
         for path in export_schemas(arguments.out):
             print(path)
         return 0

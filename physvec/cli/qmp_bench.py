@@ -6,23 +6,26 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from physvec.cli.arguments import output_folder
-from physvec.runstore.lock import RunBusy
-from physvec.qmp_bench.campaign import Campaign, TrialRecord
-from physvec.qmp_bench.catalogue import bench_tasks
-from physvec.qmp_bench.faults import (UNMUTATED, FaultCampaign, FaultRecord, catalogue, current_records, escaped, run_faults,
-                              write_report)
-from physvec.qmp_bench.report import write_results
-from physvec.qmp_bench.runner import METHODS, run_campaign
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from physvec.qmp_bench.campaign import Campaign, TrialRecord
+    from physvec.qmp_bench.faults import FaultCampaign
+
+METHODS = ("physvec", "one-shot", "react", "react-rag")
+"""The benchmark methods of physvec.qmp_bench.runner.METHODS (a test keeps them equal), named here so that
+the parser loads no harness."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qmp-bench", description=__doc__.splitlines()[0].split(": ", 1)[1])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the trials a campaign lacks, then write its results")
-    run.add_argument("--method", required=True, choices=list(METHODS))
+    run.add_argument("--method", required=True, choices=METHODS)
     run.add_argument("--model", required=True, help="model spec as for reproduce (library, openai:..., ...)")
     run.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
     run.add_argument("--trials", type=int, default=1)
@@ -50,7 +53,7 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
     run = actions.add_parser("run", help="compile upstream tasks into runnable ones and run the trials they lack")
     run.add_argument("dataset", type=Path)
     run.add_argument("--tasks", default="*", help="glob over topic/file, e.g. 'qcmb/task_qcmb_1_*'")
-    run.add_argument("--method", default="physvec", choices=list(METHODS))
+    run.add_argument("--method", default="physvec", choices=METHODS)
     run.add_argument("--model", default="library", help="model spec as for reproduce (default: library)")
     run.add_argument("--trials", type=int, default=1)
     run.add_argument("--jobs", type=int, default=1)
@@ -61,6 +64,15 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
+    from rich.console import Console
+
+    from physvec.qmp_bench.campaign import Campaign
+    from physvec.qmp_bench.catalogue import bench_tasks
+    from physvec.qmp_bench.faults import FaultCampaign
+    from physvec.qmp_bench.runner import METHODS as LIMITS_BY_METHOD
+    from physvec.qmp_bench.runner import run_campaign
+    from physvec.runstore.lock import RunBusy
+
     console = Console()
     if arguments.command == "upstream":
         from physvec.cli.upstream import upstream_main
@@ -88,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[{done}/{total}] {record.task} trial {record.trial}: {record.verdict}, "
                       f"scientific {'yes' if record.scientific_completion else 'no'}, {record.seconds:.0f} s")
 
-    if arguments.model == "library" and METHODS[arguments.method][0] != "physvec":
+    if arguments.model == "library" and LIMITS_BY_METHOD[arguments.method][0] != "physvec":
         console.print(f"qmp-bench: --method {arguments.method} needs a language model (--model library cannot repair)")
         return 2
     problem = _model_problem(arguments.model)
@@ -119,6 +131,10 @@ def _model_problem(spec: str) -> str | None:
 
 
 def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -> int:
+    from physvec.qmp_bench.faults import (
+        UNMUTATED, FaultRecord, catalogue, current_records, escaped, run_faults, write_report,
+    )
+
     def progress(record: FaultRecord, done: int, total: int) -> None:
         verdict = "detected" if record.detected else "passed"
         console.print(f"[{done}/{total}] {record.task} {record.fault_class} '{record.name}': {verdict}"
@@ -135,6 +151,8 @@ def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -
 
 
 def _report(campaign: Campaign, records: list[TrialRecord], console: Console) -> int:
+    from physvec.qmp_bench.report import write_results
+
     if not records:
         console.print(f"qmp-bench: {campaign.folder} holds no records")
         return 2

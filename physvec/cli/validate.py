@@ -14,11 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from physvec.agents.providers import ModelSpecError, scripted_replies
 from physvec.taskfiles.loading import LOADERS, InputFileError, Problem, detect_kind, load_task, read_json_object
-from physvec.verifiers.domain import read_phact_check
-from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory
-from physvec.verifiers.phact.schema import MalformedInput, parse_design, parse_goal
 
 CHECKER_KINDS = ("dualitycert-claim", "dualitycert-theory", "phact-goal", "phact-design", "phact-check",
                  "replies")
@@ -50,34 +46,92 @@ def _split(path: Path, text: str) -> Problem:
     return Problem(path, field, message) if separator and " " not in field else Problem(path, "(file)", text)
 
 
-def _checked(path: Path, check: Callable[[Path], Any]) -> list[Problem]:
-    """Problems of a checker-owned file: every problem the checker names, one Problem each."""
+def _checked(path: Path, check: Callable[[Path], list[Problem]]) -> list[Problem]:
+    """Problems of a file ``check`` reads, every one it names; any other failure is a named problem too."""
     try:
-        check(path)
-    except MalformedTheory as error:
-        return [_split(path, problem) for problem in error.problems]
-    except MalformedInput as error:
-        return [_split(path, problem) for problem in str(error).split("; ")]
+        return check(path)
     except InputFileError as error:
         return error.problems
     except Exception as error:  # a checker bug must still reach the user as a named problem, never a traceback
         return [Problem(path, "(file)", f"could not be loaded ({type(error).__name__}: {error})")]
+
+
+def _as_checker(load: Callable[[Path], Any]) -> Callable[[Path], list[Problem]]:
+    """A core loader (it raises InputFileError naming every problem) as a checker."""
+    def check(path: Path) -> list[Problem]:
+        load(path)
+        return []
+    return check
+
+
+# Each checker is imported only when a file of its kind is checked, so validating a task loads no engine.
+
+def _dualitycert(path: Path, parse: Callable[[dict[str, Any]], Any]) -> list[Problem]:
+    from physvec.verifiers.dualitycert.theory import MalformedTheory
+
+    try:
+        parse(read_json_object(path))
+    except MalformedTheory as error:
+        return [_split(path, problem) for problem in error.problems]
     return []
 
 
-def _replies(path: Path) -> None:
+def _dualitycert_claim(path: Path) -> list[Problem]:
+    from physvec.verifiers.dualitycert.theory import parse_claim
+
+    return _dualitycert(path, parse_claim)
+
+
+def _dualitycert_theory(path: Path) -> list[Problem]:
+    from physvec.verifiers.dualitycert.theory import parse_theory
+
+    return _dualitycert(path, parse_theory)
+
+
+def _phact(path: Path, read: Callable[[Path], Any]) -> list[Problem]:
+    from physvec.verifiers.phact.schema import MalformedInput
+
+    try:
+        read(path)
+    except MalformedInput as error:
+        return [_split(path, problem) for problem in str(error).split("; ")]
+    return []
+
+
+def _phact_goal(path: Path) -> list[Problem]:
+    from physvec.verifiers.phact.schema import parse_goal
+
+    return _phact(path, lambda file: parse_goal(read_json_object(file)))
+
+
+def _phact_design(path: Path) -> list[Problem]:
+    from physvec.verifiers.phact.schema import parse_design
+
+    return _phact(path, lambda file: parse_design(read_json_object(file)))
+
+
+def _phact_check(path: Path) -> list[Problem]:
+    from physvec.verifiers.domain import read_phact_check
+
+    return _phact(path, read_phact_check)
+
+
+def _replies(path: Path) -> list[Problem]:
+    from physvec.agents.providers import ModelSpecError, scripted_replies
+
     try:
         scripted_replies(path)
     except ModelSpecError as error:
-        raise MalformedInput(f"replies: {error}") from None
+        return [_split(path, f"replies: {error}")]
+    return []
 
 
-CHECKERS: dict[str, Callable[[Path], Any]] = {
-    "dualitycert-claim": lambda path: parse_claim(read_json_object(path)),
-    "dualitycert-theory": lambda path: parse_theory(read_json_object(path)),
-    "phact-goal": lambda path: parse_goal(read_json_object(path)),
-    "phact-design": lambda path: parse_design(read_json_object(path)),
-    "phact-check": read_phact_check,
+CHECKERS: dict[str, Callable[[Path], list[Problem]]] = {
+    "dualitycert-claim": _dualitycert_claim,
+    "dualitycert-theory": _dualitycert_theory,
+    "phact-goal": _phact_goal,
+    "phact-design": _phact_design,
+    "phact-check": _phact_check,
     "replies": _replies,
 }
 DOMAIN_INPUT_KINDS = {"dualitycert": "dualitycert-claim", "phact": "phact-check"}
@@ -104,7 +158,7 @@ def validate_input_file(path: Path, kind: str | None = None) -> list[Problem]:
                         "domain-check file (goal, design)")]
     if kind in CHECKERS:
         return _checked(path, CHECKERS[kind])
-    problems = _checked(path, LOADERS[kind])
+    problems = _checked(path, _as_checker(LOADERS[kind]))
     if kind == "task" and not problems:
         problems = _domain_input_problems(path)
     return problems

@@ -282,7 +282,7 @@ def test_false_verdicts_in_records_come_from_the_independent_judge(tmp_path, mon
 
 
 def test_a_report_counts_every_episode_infra_faults_included(tmp_path, capsys):
-    from physvec.cli.phact import _write_report
+    from physvec.cli.phact_commands import _write_report
     from physvec.runstore.records import SETTINGS_FILE
 
     goal, domain = GOALS["mains-hum-low-pass"]
