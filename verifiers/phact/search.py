@@ -20,7 +20,6 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from scipy.optimize import minimize
 
 from physvec.verifiers.phact.domains import Domain
 from physvec.verifiers.phact.engines import ENGINE_REFUSALS, OutsideCompetence
@@ -191,6 +190,8 @@ def _minimise_box(box: Box, score: Callable[[dict[str, Any]], float]) -> tuple[t
             return score(point_at(u))
         except ENGINE_REFUSALS:
             return math.inf
+    from scipy.optimize import minimize  # here, not at the top: a design that needs no search never loads it
+
     start = [_to_unit(box[n], best[1][n]) for n in continuous]
     refined = minimize(objective, start, method="Powell", bounds=[(0.0, 1.0)] * len(continuous),
                        options={"xtol": 1e-10, "ftol": 1e-14})
