@@ -71,8 +71,11 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
     keys = _float_params_read(contract, run, accuracy)
     params = contract.params or {}
     perturbed = [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
-    # the base run and the first perturbation go together; the rest only if something has not moved yet
-    base, *changed = observe(script, [OverrideRun("metamorphic-base", run, "")] + perturbed[:1], workdir, pool, limits)
+    # the base run and the first perturbation go together; the rest only if something has not moved yet.  The
+    # base run records the relied-on observables too, so a convergence rung at the script's own value reuses it.
+    base_runs = [OverrideRun("metamorphic-base", run, observable) for observable in dict.fromkeys(["", *observables])]
+    base, *observed = observe(script, base_runs + perturbed[:1], workdir, pool, limits)
+    changed = observed[len(base_runs) - 1:]
     if not base.ok:
         return [Obligation(name=f"consistency:{run}", category=METAMORPHIC, outcome=Outcome.FAILED,
                            message=f"{run}(**PARAMS) failed: {base.error}")]

@@ -3,20 +3,36 @@
 Physical assertions and convergence ladders both need "this run_ function, these PARAMS changes, that
 observable".  The script file is copied unmodified; the program only imports it and calls it, so the
 numbers come from the script's own element functions and the comparison happens out here, in code.
+
+A call runs once per script version: identical calls, within one batch or across the assertion,
+metamorphic and convergence checks, share one run, and an override that sets a parameter to the
+value PARAMS already gives it is no override (a convergence rung at the script's own value is the
+metamorphic base run).  The memo is keyed by the run's work folder and the bytes of the program that
+runs, so another run, a new version, an adapter program or an edited script never sees another's
+numbers; only runs that returned are kept, and a call served from it leaves a note in its folder naming
+the folder where it ran.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from physvec.verifiers.programming.contract import analyse_script
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, SandboxResult
 
 REPORT_FILE = "observed.json"
+SHARED_FILE = "same_call.json"
+MEMO_CALLS = 512
+"""Reports of finished calls kept for reuse (the oldest go first), with the folder each ran in."""
+_memo: OrderedDict[str, tuple[dict[str, Any], Path]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -49,9 +65,10 @@ def _program(run: OverrideRun, observables: list[str]) -> str:
             f"run_with_overrides('script.py', {run.run!r}, {run.overrides!r}, {observables!r}, {REPORT_FILE!r})\n")
 
 
-def _observed(run: OverrideRun, report: dict[str, Any] | None, result: SandboxResult) -> Observed:
+def _observed(run: OverrideRun, report: dict[str, Any] | None, result: SandboxResult | None) -> Observed:
     if report is None:
-        return Observed(run, False, error=f"the run died: {result.summary()}; {result.stderr[-500:]}")
+        died = result.summary() if result is not None else "no result"
+        return Observed(run, False, error=f"the run died: {died}; {result.stderr[-500:] if result else ''}")
     if not report["ok"]:
         return Observed(run, False, error=report.get("error", ""), seconds=report.get("seconds"))
     if run.observable in report["errors"]:
@@ -59,34 +76,77 @@ def _observed(run: OverrideRun, report: dict[str, Any] | None, result: SandboxRe
     return Observed(run, True, report["values"][run.observable], seconds=report.get("seconds"))
 
 
-def _call_key(run: OverrideRun) -> str:
-    """Runs of the same call execute once, whatever observables they read from it."""
-    return json.dumps([str(run.program), run.run, run.overrides], sort_keys=True, default=str)
+@lru_cache(maxsize=64)
+def _params_of(program: bytes) -> dict[str, Any]:
+    try:
+        return analyse_script(program.decode()).params or {}
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return {}
+
+
+def _call_key(script: Path, run: OverrideRun, workdir: Path) -> str:
+    """What decides a call's result: the program's bytes, the run_ function and the overrides that change
+    a parameter (one set to the value PARAMS already holds changes nothing); and whose it is: the run's
+    work folder (the parent of every check's folder)."""
+    program = (run.program or script).read_bytes()
+    params = _params_of(program)
+    changed = {name: value for name, value in run.overrides.items()
+               if name not in params or json.dumps(params[name], default=str) != json.dumps(value, default=str)}
+    return json.dumps([str(workdir.resolve().parent), hashlib.sha256(program).hexdigest(), run.run, changed],
+                      sort_keys=True, default=str)
+
+
+def _remembered(key: str, observables: list[str], folder: Path) -> dict[str, Any] | None:
+    """A finished call's report when it recorded every observable asked now (noted in ``folder``)."""
+    if key not in _memo:
+        return None
+    report, ran_in = _memo[key]
+    if not set(observables) <= set(report["values"]) | set(report["errors"]):
+        return None
+    _memo.move_to_end(key)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / SHARED_FILE).write_text(json.dumps({"ran_in": str(ran_in), "observables": observables}) + "\n")
+    return report
+
+
+def _remember(key: str, report: dict[str, Any] | None, folder: Path) -> None:
+    if report is not None and report.get("ok"):
+        _memo[key] = (report, folder)
+        _memo.move_to_end(key)
+        while len(_memo) > MEMO_CALLS:
+            _memo.popitem(last=False)
 
 
 def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxPool,
             limits: SandboxLimits) -> list[Observed]:
-    """Execute every distinct call in parallel, once each, recording every observable asked of it; results come
-    back in the order of ``runs``."""
+    """Execute every distinct call not run before in parallel, once each, recording every observable asked of
+    it; results come back in the order of ``runs``."""
+    keys = [_call_key(script, run, workdir) for run in runs]
     distinct: dict[str, tuple[OverrideRun, list[str]]] = {}
-    for run in runs:
-        _, observables = distinct.setdefault(_call_key(run), (run, []))
+    for key, run in zip(keys, runs, strict=True):
+        _, observables = distinct.setdefault(key, (run, []))
         if run.observable not in observables:
             observables.append(run.observable)
-    jobs, folders = [], []
-    for run, observables in distinct.values():
+    reports: dict[str, tuple[dict[str, Any] | None, SandboxResult | None]] = {}
+    jobs, folders, pending = [], [], []
+    for key, (run, observables) in distinct.items():
         folder = workdir / run.label
         shutil.rmtree(folder, ignore_errors=True)
+        remembered = _remembered(key, observables, folder)
+        if remembered is not None:
+            reports[key] = (remembered, None)
+            continue
         folder.mkdir(parents=True)
         shutil.copyfile(run.program or script, folder / "script.py")
         (folder / "observe.py").write_text(_program(run, observables))
         jobs.append(SandboxJob([sys.executable, "observe.py"], folder, limits))
         folders.append(folder)
-    results = pool.run_all(jobs)
-    reports = {key: (json.loads((folder / REPORT_FILE).read_text()) if (folder / REPORT_FILE).is_file() else None,
-                     result)
-               for key, folder, result in zip(distinct, folders, results)}
-    return [_observed(run, *reports[_call_key(run)]) for run in runs]
+        pending.append(key)
+    for key, folder, result in zip(pending, folders, pool.run_all(jobs) if jobs else [], strict=True):
+        report = json.loads((folder / REPORT_FILE).read_text()) if (folder / REPORT_FILE).is_file() else None
+        _remember(key, report, folder)
+        reports[key] = (report, result)
+    return [_observed(run, *reports[key]) for key, run in zip(keys, runs, strict=True)]
 
 
 def observe_groups(script: Path, groups: list[list[OverrideRun]], workdir: Path, pool: SandboxPool,
