@@ -265,8 +265,10 @@ def operator_map(a: Theory, b: Theory) -> Obligation:
     normal_form(B) is dualize(A, k), couplings included, up to labels, conjugation and field rescalings.
 
     The generator count cannot see which operator a singlet's F-term kills; this row can.  Certified when
-    some node matches; failed when every node was decided and none matches; unknown when a node could not
-    be decided, or when no node of A can be dualised (nothing to map through), naming why."""
+    some node matches; failed when no node's dual has B's field content (ranks, arrows, singlets and their
+    R-charges: no field redefinition changes those); unknown when the fields match but the couplings do
+    not (a redefinition mixing fields of equal charges can drop or create a term, and none is searched),
+    when a node could not be decided, or when no node of A can be dualised, naming why."""
     name, category = "operator_map", "operator_map"
     if (too_large := _bounded(name, category, a, b)) is not None:
         return too_large
@@ -298,8 +300,12 @@ def operator_map(a: Theory, b: Theory) -> Obligation:
                           message="no node of A can be Seiberg-dualised here, so no operator map is known: "
                                   + "; ".join(f"node {f.node}: {f.reason}" for f in findings))
     near = [f.node for f in findings if f.fields_match]
+    if near:
+        return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message=f"B has the fields of the dual at node(s) {', '.join(map(str, near))} but not its "
+                                  "couplings up to field rescalings, so B's chiral ring relates other operators, unless "
+                                  "a redefinition mixing fields of equal charges (X -> X + c Y, or + c Y Z) maps one "
+                                  "onto the other; such redefinitions are not searched, so this is no proof of error")
     return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence,
-                      message="B's superpotential is not the image of A's at any node"
-                              + (f" (B has the fields of the dual at node(s) {', '.join(map(str, near))}, but not its "
-                                 "couplings: the chiral ring relates other operators)" if near else
-                                 " (nor has B the field content of any node's dual)"))
+                      message="B's superpotential is not the image of A's at any node: B has the field content of no "
+                              "node's dual")

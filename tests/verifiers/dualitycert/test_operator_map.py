@@ -55,7 +55,7 @@ def _disguised(theory: Theory, rng: random.Random) -> Theory:
                   superpotential=tuple(terms))
 
 
-def test_the_reported_spp_miss_passes_the_count_and_fails_the_map(seed_claims):
+def test_the_reported_spp_miss_passes_the_count_and_is_not_certified_by_the_map(seed_claims):
     # The red team's trials 147 and 230 (seed 0): SPP dualised on node 0, the term tr[M] tr(X12 X21) / 2 dropped.
     claim = seed_claims["spp_N2_node0"]
     b = claim.theory_b
@@ -65,10 +65,13 @@ def test_the_reported_spp_miss_passes_the_count_and_fails_the_map(seed_claims):
     assert label(claim.theory_a, wrong)[0] is Label.WRONG
     assert chiral_ring(claim.theory_a, wrong, FINAL.level).outcome is Outcome.CERTIFIED, "the blind spot itself"
     row = operator_map(claim.theory_a, wrong)
-    assert row.outcome is Outcome.FAILED and "fields of the dual" in row.message
+    # the fields are the dual's and only a coupling is missing: wrong unless some field redefinition mixing
+    # fields of equal charges restores it, which is not searched, so unknown, never certified
+    assert row.outcome is Outcome.UNKNOWN and "fields of the dual" in row.message
     certificate = certify(Claim(theory_a=claim.theory_a, theory_b=wrong), FINAL)
-    assert certificate.verdict is Verdict.FAILED
-    assert {o.name for o in certificate.failed()} == {"operator_map"}
+    assert certificate.verdict is not Verdict.CERTIFIED
+    assert {o.name for o in certificate.failed()} == {"required_checks"}, "only the missing evidence is named"
+    assert [o.name for o in certificate.obligations if o.outcome is Outcome.UNKNOWN] == ["operator_map"]
 
 
 def test_every_dropped_singlet_coupling_of_every_seed_dual_is_refused(seed_claims):
@@ -78,18 +81,26 @@ def test_every_dropped_singlet_coupling_of_every_seed_dual_is_refused(seed_claim
         drops = [{i} for i in singlet_terms] + ([set(singlet_terms)] if singlet_terms else [])
         for dropped in drops:
             wrong = _without(claim.theory_b, dropped)
-            assert certify(Claim(theory_a=claim.theory_a, theory_b=wrong), FINAL).verdict is Verdict.FAILED, \
+            assert certify(Claim(theory_a=claim.theory_a, theory_b=wrong), FINAL).verdict is not Verdict.CERTIFIED, \
                 (name, sorted(dropped))
-            assert operator_map(claim.theory_a, wrong).outcome is Outcome.FAILED, (name, sorted(dropped))
+            assert operator_map(claim.theory_a, wrong).outcome is not Outcome.CERTIFIED, (name, sorted(dropped))
             cases += 1
     assert cases >= 10, "the seeds hold trace singlets (c3_z2z2, spp): the class must be exercised"
 
 
-def test_every_single_dropped_w_term_of_every_seed_dual_fails_the_map(seed_claims):
+def test_no_seed_dual_with_one_w_term_dropped_passes_the_map(seed_claims):
     for name, claim in seed_claims.items():
         for index in range(len(claim.theory_b.superpotential)):
             wrong = _without(claim.theory_b, {index})
-            assert operator_map(claim.theory_a, wrong).outcome is Outcome.FAILED, (name, index)
+            assert operator_map(claim.theory_a, wrong).outcome is not Outcome.CERTIFIED, (name, index)
+
+
+def test_a_dual_with_the_wrong_field_content_fails_the_map(seed_claims):
+    claim = seed_claims["spp_N2_node0"]
+    b = claim.theory_b
+    wrong = b.model_copy(update={"ranks": tuple(r + 1 if n == 1 else r for n, r in enumerate(b.ranks))})
+    row = operator_map(claim.theory_a, wrong)
+    assert row.outcome is Outcome.FAILED and "field content of no node" in row.message
 
 
 @pytest.mark.parametrize("cell", ["spp_N2_node0", "spp_N2_node2", "c3_z2z2_N2_node0", "c3_z2z2_N2_node1"])
@@ -98,7 +109,7 @@ def test_the_class_in_disguise_is_refused_and_the_disguised_dual_certifies(seed_
     rng = random.Random(cell)
     for index in _singlet_terms(claim.theory_b):
         wrong = _disguised(_without(claim.theory_b, {index}), rng)
-        assert certify(Claim(theory_a=claim.theory_a, theory_b=wrong), FINAL).verdict is Verdict.FAILED, index
+        assert certify(Claim(theory_a=claim.theory_a, theory_b=wrong), FINAL).verdict is not Verdict.CERTIFIED, index
     honest = _disguised(claim.theory_b, rng)
     assert operator_map(claim.theory_a, honest).outcome is Outcome.CERTIFIED
     assert certify(Claim(theory_a=claim.theory_a, theory_b=honest), FINAL).verdict is Verdict.CERTIFIED
@@ -125,7 +136,7 @@ def test_a_rescaling_absorbs_a_sign_but_not_a_changed_coupling(seed_claims):
     changed = claim.theory_b.model_copy(update={"superpotential": tuple(doubled)})
     truth = label(claim.theory_a, changed)[0]
     outcome = operator_map(claim.theory_a, changed).outcome
-    assert (truth, outcome) in ((Label.RIGHT, Outcome.CERTIFIED), (Label.WRONG, Outcome.FAILED))
+    assert (truth, outcome) in ((Label.RIGHT, Outcome.CERTIFIED), (Label.WRONG, Outcome.UNKNOWN))
 
 
 def test_the_map_is_unknown_past_its_matching_bound_and_never_certifies(monkeypatch, seed_claims):
