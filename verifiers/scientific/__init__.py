@@ -63,13 +63,16 @@ class ScientificVerifier:
         results = _results(subject)
         rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, results, self.judge,
                                      self.temperatures, subject.task.task.substitutions)
+        # the metamorphic base run goes first: it records every observable the checks rely on, so an assertion
+        # or a convergence rung at the script's own PARAMS reuses it instead of running the script again
+        metamorphic = self._metamorphic(subject, contract, results)
         obligations = list(rubric)
         if subject.task.assertions is not None:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
                                                  subject.workdir, subject.pool, subject.limits, self.adapter_writer)
         obligations += reference_obligations(subject, results)
         obligations.append(typed_values_obligation(source, subject.task))
-        obligations += self._metamorphic(subject, contract, results)
+        obligations += metamorphic
         obligations = without_code_evidence(obligations)
         summary: dict[str, object] = {"rubric_score": round(score, 4)}
         if suspect_reference(obligations):
