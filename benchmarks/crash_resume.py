@@ -5,7 +5,8 @@
 
 Default task: the README example (examples/heisenberg_chain, its scripted replies).  Each kill takes the
 whole process group (reproduce and its sandboxed programs) at a uniformly random moment of an
-uninterrupted run's duration; then `reproduce --resume` runs until the run finishes.  A kill counts as
+uninterrupted run's duration (a moment after the run already ended is drawn again, up to 3 attempts per
+wanted kill, and counted apart); then `reproduce --resume` runs until the run finishes.  A kill counts as
 survived when the verdict, every certificate's outcomes and the node sequence equal the uninterrupted
 run's, event numbers run 0..n-1 with no gap or repeat, no node finished twice at one step, and no model
 request was paid twice.  Two resumes started together must end with one verdict (the other refused), and
@@ -35,6 +36,9 @@ from physvec.runstore.store import RunDirectory, list_runs
 from physvec.runstore.transcript import EventType, read_events
 
 ROOT = Path(__file__).resolve().parents[1]
+MISSED = ("finished before the kill", "killed before the run existed")
+MISSES_ALLOWED = 3
+"""Attempts per wanted kill: a kill drawn after the run ended (or before it began) is drawn again."""
 REPRODUCE = [sys.executable, "-c", "import sys\nfrom physvec.cli.main import reproduce_main\nsys.exit(reproduce_main())"]
 
 
@@ -159,6 +163,29 @@ def _orphans(folder: Path) -> int:
     return count
 
 
+def _campaign_part(kills: int, campaign_task: Path, campaign_model: str, scratch: Path, rng: random.Random,
+                   table: Table, console: Console) -> int:
+    """Kill a 2-trial campaign ``kills`` times and rerun it; the number of failures (a row in ``table``)."""
+    started = time.monotonic()
+    reference_campaign = _campaign(scratch / "campaign-reference", campaign_task, campaign_model, None)
+    campaign_duration = time.monotonic() - started
+    console.print(f"uninterrupted campaign of {campaign_task.parent.name}: {reference_campaign} "
+                  f"in {campaign_duration:.1f} s")
+    campaign_same = orphaned = 0
+    for index in range(kills):
+        folder = scratch / f"campaign-{index}"
+        after = rng.uniform(0.5, campaign_duration * 0.95)
+        records = _campaign(folder, campaign_task, campaign_model, after)
+        console.print(f"  campaign kill {index + 1}/{kills} at {after:.1f} s: {records}")
+        campaign_same += records == reference_campaign
+        orphaned += _orphans(folder)
+    table.add_row(f"campaign of 2 trials of {campaign_task.parent.name}, kill -9 of the campaign",
+                  str(kills),
+                  f"orphaned trial processes {orphaned}", f"{campaign_same}/{kills} records",
+                  "-")
+    return (kills - campaign_same) + orphaned
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", type=Path, default=ROOT / "examples" / "heisenberg_chain" / "task.json")
@@ -191,40 +218,27 @@ def main() -> int:
     failures = 0
     for name, scenario, count in scenarios:
         outcomes: Counter[str] = Counter()
-        identical = sound = 0
-        for index in range(count):
-            runs_dir = scratch / f"{scenario.__name__}-{index}"
+        identical = sound = landed = attempts = 0
+        while landed < count and attempts < MISSES_ALLOWED * count:  # a kill that misses the run is drawn again
+            runs_dir = scratch / f"{scenario.__name__}-{attempts}"
+            attempts += 1
             after = rng.uniform(0.5, duration * 0.9)
             outcome, problems = scenario(task, model, runs_dir, after)
             outcomes[outcome] += 1
+            landed += outcome not in MISSED
             runs = list_runs(runs_dir)
             same = bool(runs) and _signature(runs[-1]) == expected
             identical += same or not runs
             sound += not problems
             failures += (bool(runs) and not same) + bool(problems)
-            console.print(f"  {name} {index + 1}/{count} at {after:.1f} s: {outcome}"
+            console.print(f"  {name} {landed}/{count} (attempt {attempts}) at {after:.1f} s: {outcome}"
                           f"{'' if same or not runs else ', DIFFERENT'}{'; ' + '; '.join(problems) if problems else ''}")
-        table.add_row(name, str(count), ", ".join(f"{k} {v}" for k, v in outcomes.items()),
-                      f"{identical}/{count}", f"{sound}/{count}")
-
-    started = time.monotonic()
-    reference_campaign = _campaign(scratch / "campaign-reference", campaign_task, campaign_model, None)
-    campaign_duration = time.monotonic() - started
-    console.print(f"uninterrupted campaign of {campaign_task.parent.name}: {reference_campaign} "
-                  f"in {campaign_duration:.1f} s")
-    campaign_same = orphaned = 0
-    for index in range(arguments.campaign_kills):
-        folder = scratch / f"campaign-{index}"
-        after = rng.uniform(0.5, campaign_duration * 0.95)
-        records = _campaign(folder, campaign_task, campaign_model, after)
-        console.print(f"  campaign kill {index + 1}/{arguments.campaign_kills} at {after:.1f} s: {records}")
-        campaign_same += records == reference_campaign
-        orphaned += _orphans(folder)
-    failures += (arguments.campaign_kills - campaign_same) + orphaned
-    table.add_row(f"campaign of 2 trials of {campaign_task.parent.name}, kill -9 of the campaign",
-                  str(arguments.campaign_kills),
-                  f"orphaned trial processes {orphaned}", f"{campaign_same}/{arguments.campaign_kills} records",
-                  "-")
+        failures += landed < count
+        table.add_row(name, f"{landed} in {attempts} attempts", ", ".join(f"{k} {v}" for k, v in outcomes.items()),
+                      f"{identical}/{attempts}", f"{sound}/{attempts}")
+    if arguments.campaign_kills:
+        failures += _campaign_part(arguments.campaign_kills, campaign_task, campaign_model, scratch, rng, table,
+                                   console)
     console.print(table)
     console.print(f"scratch: {scratch}")
     return 1 if failures else 0
