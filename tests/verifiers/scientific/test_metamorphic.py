@@ -58,3 +58,44 @@ def test_rounding_noise_on_an_identically_zero_observable_is_not_a_change(tmp_pa
     outcomes = {o.name: o.outcome for o in obligations}
     assert outcomes["metamorphic:sz"] is Outcome.FAILED, "1e-11 wobble of a zero profile does not count as a change"
     assert outcomes["metamorphic:energy"] is Outcome.CERTIFIED
+
+
+CONSERVED = '''
+from typing import Any
+
+PARAMS = {"U": 4.0, "N": 3, "L": 6}
+
+
+def observable_particle_number(U: float, N: int, L: int) -> int:
+    return N
+
+
+def observable_filling_typed(U: float, N: int, L: int) -> float:
+    return 0.5
+
+
+def run_chain(**params: Any) -> dict[str, Any]:
+    return {"particle_number": observable_particle_number(params["U"], params["N"], params["L"]),
+            "filling": observable_filling_typed(params["U"], params["N"], params["L"]),
+            "energy": -params["U"] * params["N"] / params["L"]}
+'''
+
+
+def test_a_conserved_quantity_moves_with_the_integer_that_fixes_it_and_a_constant_moves_with_nothing(tmp_path):
+    # A particle number does not change with the interaction U (it is conserved), only with N itself; a
+    # typed 0.5 changes with nothing and stays a failure.
+    from physvec.verifiers.certificate import Outcome
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+
+    script = tmp_path / "script.py"
+    script.write_text(CONSERVED)
+    obligations = metamorphic_obligations(script, analyse_script(CONSERVED), "run_chain",
+                                          ["particle_number", "filling", "energy"], {}, tmp_path / "work",
+                                          SandboxPool(), SandboxLimits(wall_s=60))
+    found = {o.name: o for o in obligations}
+    assert found["metamorphic:particle_number"].outcome is Outcome.CERTIFIED
+    assert found["metamorphic:particle_number"].evidence["changed_with"] == ["N"]
+    assert found["metamorphic:particle_number"].evidence["varied"]["N"] == "+1"
+    assert found["metamorphic:filling"].outcome is Outcome.FAILED
+    assert found["metamorphic:energy"].outcome is Outcome.CERTIFIED
