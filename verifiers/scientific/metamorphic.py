@@ -1,8 +1,7 @@
 """Metamorphic and consistency checks: numbers must come from the computation.
 
 - An observable the task relies on (reference, assertion or convergence observable) must change
-  when the script's float parameters (couplings, fields) change, or, for a conserved quantity such as a
-  particle number, when an integer parameter it reads grows by one; one that does not is a constant
+  when the script's float parameters (couplings, fields) change; one that does not is a constant
   dressed up as a computation.  Accuracy parameters (those the task's convergence ladders climb,
   such as an SCF tolerance) are left out: a converged observable must not move with them.
 - results.json, written by main(), must hold what the run_ function returns for the same PARAMS:
@@ -29,20 +28,14 @@ MAX_PERTURBED = 3
 _SCALE = 1.25
 
 
-def _params_read(contract: ScriptContract, run: str, kind: type, accuracy: Collection[str] = ()) -> list[str]:
-    """PARAMS keys of type ``kind`` that the run_ function reads, in first-read order, accuracy parameters
-    left out."""
+def _float_params_read(contract: ScriptContract, run: str, accuracy: Collection[str] = ()) -> list[str]:
+    """Float PARAMS keys that the run_ function reads, in first-read order, accuracy parameters left out."""
     node = next(n for n in contract.tree.body if isinstance(n, ast.FunctionDef) and n.name == run)
     read = [sub.slice.value for sub in ast.walk(node) if isinstance(sub, ast.Subscript)
             and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, str)]
     params = contract.params or {}
     return [key for key in dict.fromkeys(read)
-            if type(params.get(key)) is kind and key not in accuracy][:MAX_PERTURBED]
-
-
-def _float_params_read(contract: ScriptContract, run: str, accuracy: Collection[str] = ()) -> list[str]:
-    """Float PARAMS keys that the run_ function reads, in first-read order, accuracy parameters left out."""
-    return _params_read(contract, run, float, accuracy)
+            if isinstance(params.get(key), float) and key not in accuracy][:MAX_PERTURBED]
 
 
 def _same(a: Any, b: Any, rtol: float = 1e-9) -> bool | None:
@@ -90,16 +83,9 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
     if perturbed[1:] and not all(_moved(base.value, changed, top) for top in tops):
         changed += observe(script, perturbed[1:], workdir, pool, limits)
     varied = keys[:len(changed)]
-    if not all(_moved(base.value, changed, top) for top in tops):
-        # a conserved quantity (particle numbers, total magnetisation) moves with no coupling, only with the
-        # integers that fix it: one more particle, site or state must move it, or it is a constant
-        counts = [key for key in _params_read(contract, run, int, accuracy) if key not in varied]
-        changed += observe(script, [OverrideRun(f"metamorphic-{key}", run, "", {key: params[key] + 1})
-                                    for key in counts], workdir, pool, limits)
-        varied += counts
     obligations = [_consistency(run, base.value, main_results)]
     for observable in dict.fromkeys(observables):
-        obligations.append(_dependence(observable, observable.split(".")[0], varied, base.value, changed, keys))
+        obligations.append(_dependence(observable, observable.split(".")[0], varied, base.value, changed))
     return obligations
 
 
@@ -124,19 +110,17 @@ def _consistency(run: str, returned: Any, main_results: dict[str, Any]) -> Oblig
                       message=f"results.json agrees with {run}(**PARAMS) on {', '.join(shared)}")
 
 
-def _dependence(observable: str, top: str, keys: list[str], base: Any, changed: list[Any],
-                floats: Collection[str] = ()) -> Obligation:
+def _dependence(observable: str, top: str, keys: list[str], base: Any, changed: list[Any]) -> Obligation:
     name = f"metamorphic:{observable}"
     if not keys:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.NOT_APPLICABLE,
-                          message="the run_ function reads no float or integer parameter to vary")
+                          message="the run_ function reads no float parameter to vary")
     if not isinstance(base, dict) or top not in base:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED,
                           message=f"the run_ function returns no {top!r}")
     moved = {key: _moved_beyond_noise(base[top], result.value.get(top)) is True
              for key, result in zip(keys, changed) if result.ok and isinstance(result.value, dict)}
-    evidence = {"varied": {key: f"x{_SCALE}" if key in floats else "+1" for key in keys},
-                "changed_with": [k for k, m in moved.items() if m]}
+    evidence = {"varied": {key: f"x{_SCALE}" for key in keys}, "changed_with": [k for k, m in moved.items() if m]}
     if any(moved.values()):
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
                           message=f"{top} changes with {', '.join(evidence['changed_with'])}")
