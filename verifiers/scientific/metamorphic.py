@@ -2,7 +2,11 @@
 
 - An observable the task relies on (reference, assertion or convergence observable) must change
   when the script's float parameters (couplings, fields) change; one that does not is a constant
-  dressed up as a computation.  Accuracy parameters (those the task's convergence ladders climb,
+  dressed up as a computation.  The one exception is a quantum number: an observable whose every
+  entry is an integer (a particle number, a total magnetisation in units of 1/2 is not one) and that
+  no coupling moves is conserved, and must instead move when an integer parameter the run_ function
+  reads grows by one.  A non-integer observable gets no such credit: an energy that ignores its
+  coupling but scales with the system size still fails.  Accuracy parameters (those the task's convergence ladders climb,
   such as an SCF tolerance) are left out: a converged observable must not move with them.
 - results.json, written by main(), must hold what the run_ function returns for the same PARAMS:
   numbers written into main() directly do not pass.
@@ -28,14 +32,20 @@ MAX_PERTURBED = 3
 _SCALE = 1.25
 
 
-def _float_params_read(contract: ScriptContract, run: str, accuracy: Collection[str] = ()) -> list[str]:
-    """Float PARAMS keys that the run_ function reads, in first-read order, accuracy parameters left out."""
+def _params_read(contract: ScriptContract, run: str, kind: type, accuracy: Collection[str] = ()) -> list[str]:
+    """PARAMS keys holding a value of exactly ``kind`` that the run_ function reads, in first-read order,
+    accuracy parameters left out."""
     node = next(n for n in contract.tree.body if isinstance(n, ast.FunctionDef) and n.name == run)
     read = [sub.slice.value for sub in ast.walk(node) if isinstance(sub, ast.Subscript)
             and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, str)]
     params = contract.params or {}
     return [key for key in dict.fromkeys(read)
-            if isinstance(params.get(key), float) and key not in accuracy][:MAX_PERTURBED]
+            if type(params.get(key)) is kind and key not in accuracy]
+
+
+def _float_params_read(contract: ScriptContract, run: str, accuracy: Collection[str] = ()) -> list[str]:
+    """Float PARAMS keys that the run_ function reads, in first-read order, accuracy parameters left out."""
+    return _params_read(contract, run, float, accuracy)[:MAX_PERTURBED]
 
 
 def _same(a: Any, b: Any, rtol: float = 1e-9) -> bool | None:
@@ -62,12 +72,31 @@ def _perturbed(value: float) -> float:
     return value * _SCALE if value else 0.25
 
 
+QUANTUM_NUMBER_TOL = 1e-9
+"""How far from an integer an entry may sit and still count as a quantum number (DMRG sums of densities
+land within ~1e-12 of the integer they conserve)."""
+
+
+def _is_quantum_number(value: Any) -> bool:
+    """Every entry an integer: what a conserved count looks like, and what no coupling-dependent energy,
+    density or correlation at generic couplings does."""
+    x = as_float_array(value)
+    return x is not None and x.size > 0 and bool(np.all(np.abs(x - np.round(x)) <= QUANTUM_NUMBER_TOL))
+
+
+def _counts_first(keys: list[str], params: dict[str, Any], value: Any) -> list[str]:
+    """Integer keys whose value appears in the observable first: N_up = 32 fixes a count of 32."""
+    entries = set(np.round(as_float_array(value)).astype(int).ravel().tolist())
+    return sorted(keys, key=lambda key: params[key] not in entries)
+
+
 def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, observables: list[str],
                             main_results: dict[str, Any], workdir: Path, pool: SandboxPool,
                             limits: SandboxLimits, accuracy: Collection[str] = ()
                             ) -> list[Obligation]:
     """Consistency of results.json with ``run``, and dependence of each relied-on observable on the
-    float parameters ``run`` reads other than the ``accuracy`` parameters (not_applicable when none is left)."""
+    float parameters ``run`` reads other than the ``accuracy`` parameters (not_applicable when none is left),
+    or, for a quantum number, on the integer parameters it reads."""
     keys = _float_params_read(contract, run, accuracy)
     params = contract.params or {}
     perturbed = [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
@@ -79,14 +108,34 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
     if not base.ok:
         return [Obligation(name=f"consistency:{run}", category=METAMORPHIC, outcome=Outcome.FAILED,
                            message=f"{run}(**PARAMS) failed: {base.error}")]
-    tops = [observable.split(".")[0] for observable in observables]
+    tops = list(dict.fromkeys(observable.split(".")[0] for observable in observables))
     if perturbed[1:] and not all(_moved(base.value, changed, top) for top in tops):
         changed += observe(script, perturbed[1:], workdir, pool, limits)
-    varied = keys[:len(changed)]
+    by_coupling = dict(zip(keys, changed))
+    by_count = _count_runs(script, contract, run, tops, base.value, changed, workdir, pool, limits, accuracy)
     obligations = [_consistency(run, base.value, main_results)]
     for observable in dict.fromkeys(observables):
-        obligations.append(_dependence(observable, observable.split(".")[0], varied, base.value, changed))
+        obligations.append(_dependence(observable, observable.split(".")[0], by_coupling, by_count, base.value))
     return obligations
+
+
+def _count_runs(script: Path, contract: ScriptContract, run: str, tops: list[str], base: Any, changed: list[Any],
+                workdir: Path, pool: SandboxPool, limits: SandboxLimits, accuracy: Collection[str]
+                ) -> dict[str, Any]:
+    """Runs with one integer parameter grown by one, made only for integer-valued observables that no coupling
+    moved, one at a time until each of them has moved (a full-size DMRG run is minutes)."""
+    params = contract.params or {}
+    conserved = [top for top in tops if isinstance(base, dict) and top in base
+                 and _is_quantum_number(base[top]) and not _moved(base, changed, top)]
+    runs: dict[str, Any] = {}
+    if not conserved:
+        return runs
+    for key in _counts_first(_params_read(contract, run, int, accuracy), params, base[conserved[0]])[:MAX_PERTURBED]:
+        (runs[key],) = observe(script, [OverrideRun(f"metamorphic-{key}", run, "", {key: params[key] + 1})],
+                               workdir, pool, limits)
+        if all(_moved(base, list(runs.values()), top) for top in conserved):
+            break
+    return runs
 
 
 def _moved(base: Any, changed: list[Any], top: str) -> bool:
@@ -110,20 +159,29 @@ def _consistency(run: str, returned: Any, main_results: dict[str, Any]) -> Oblig
                       message=f"results.json agrees with {run}(**PARAMS) on {', '.join(shared)}")
 
 
-def _dependence(observable: str, top: str, keys: list[str], base: Any, changed: list[Any]) -> Obligation:
+def _dependence(observable: str, top: str, by_coupling: dict[str, Any], by_count: dict[str, Any],
+                base: Any) -> Obligation:
+    """Certified when a coupling moves the observable, or, for a quantum number only, an integer parameter."""
     name = f"metamorphic:{observable}"
-    if not keys:
+    if not by_coupling:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.NOT_APPLICABLE,
                           message="the run_ function reads no float parameter to vary")
     if not isinstance(base, dict) or top not in base:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED,
                           message=f"the run_ function returns no {top!r}")
-    moved = {key: _moved_beyond_noise(base[top], result.value.get(top)) is True
-             for key, result in zip(keys, changed) if result.ok and isinstance(result.value, dict)}
-    evidence = {"varied": {key: f"x{_SCALE}" for key in keys}, "changed_with": [k for k, m in moved.items() if m]}
-    if any(moved.values()):
+    counted = by_count if _is_quantum_number(base[top]) else {}
+    moved = [key for key, result in {**by_coupling, **counted}.items()
+             if result.ok and isinstance(result.value, dict)
+             and _moved_beyond_noise(base[top], result.value.get(top)) is True]
+    evidence = {"varied": {**{key: f"x{_SCALE}" for key in by_coupling}, **{key: "+1" for key in counted}},
+                "changed_with": moved}
+    if any(key in by_coupling for key in moved):
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
-                          message=f"{top} changes with {', '.join(evidence['changed_with'])}")
+                          message=f"{top} changes with {', '.join(moved)}")
+    if moved:
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
+                          message=f"{top} is a quantum number: integer-valued, moved by no coupling "
+                                  f"({', '.join(by_coupling)}), and it changes with {', '.join(moved)}")
     return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED, evidence=evidence,
-                      message=f"{top} stays the same when {', '.join(keys)} change: a constant, not a computation?")
-
+                      message=f"{top} stays the same when {', '.join(evidence['varied'])} change: a constant, "
+                              "not a computation?")

@@ -58,3 +58,84 @@ def test_rounding_noise_on_an_identically_zero_observable_is_not_a_change(tmp_pa
     outcomes = {o.name: o.outcome for o in obligations}
     assert outcomes["metamorphic:sz"] is Outcome.FAILED, "1e-11 wobble of a zero profile does not count as a change"
     assert outcomes["metamorphic:energy"] is Outcome.CERTIFIED
+
+
+CONSERVED = '''
+from typing import Any
+
+PARAMS = {"U": 4.0, "L": 6, "N": 3}
+
+
+def observable_particle_numbers(U: float, L: int, N: int) -> list[float]:
+    return [float(N), float(N)]
+
+
+def observable_typed_counts(U: float, L: int, N: int) -> list[int]:
+    return [3, 3]
+
+
+def observable_energy_ignoring_U(U: float, L: int, N: int) -> float:
+    return -0.75 * L
+
+
+def observable_energy(U: float, L: int, N: int) -> float:
+    return -U * N / L
+
+
+def run_chain(**params: Any) -> dict[str, Any]:
+    U, L, N = params["U"], params["L"], params["N"]
+    return {"particle_numbers": observable_particle_numbers(U, L, N), "typed": observable_typed_counts(U, L, N),
+            "size_only": observable_energy_ignoring_U(U, L, N), "energy": observable_energy(U, L, N)}
+'''
+
+
+def _conserved_obligations(tmp_path, observables):
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+
+    script = tmp_path / "script.py"
+    script.write_text(CONSERVED)
+    obligations = metamorphic_obligations(script, analyse_script(CONSERVED), "run_chain", observables, {},
+                                          tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60))
+    return {o.name: o for o in obligations}
+
+
+def test_a_conserved_particle_number_is_certified_by_the_integer_that_fixes_it(tmp_path):
+    # The published ladder (PRL 73, 882) asks for N_up and N_down of the ground state: no coupling moves them,
+    # one more particle does.  The integer whose value appears in the observable (N = 3) is tried first.
+    from physvec.verifiers.certificate import Outcome
+
+    found = _conserved_obligations(tmp_path, ["particle_numbers", "energy"])
+    assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
+    assert found["metamorphic:particle_numbers"].evidence["changed_with"] == ["N"]
+    assert found["metamorphic:particle_numbers"].evidence["varied"] == {"U": "x1.25", "N": "+1"}
+    assert "quantum number" in found["metamorphic:particle_numbers"].message
+    assert found["metamorphic:energy"].outcome is Outcome.CERTIFIED
+
+
+def test_typed_integers_that_nothing_moves_still_fail(tmp_path):
+    from physvec.verifiers.certificate import Outcome
+
+    found = _conserved_obligations(tmp_path, ["typed"])
+    assert found["metamorphic:typed"].outcome is Outcome.FAILED
+    assert found["metamorphic:typed"].evidence["changed_with"] == []
+
+
+def test_a_non_integer_energy_that_ignores_its_coupling_gets_no_credit_for_moving_with_the_size(tmp_path):
+    # The attack the integer rule must not open: -0.75 L moves with L, but it is no quantum number, so only a
+    # coupling could certify it, and U does not move it.
+    from physvec.verifiers.certificate import Outcome
+
+    found = _conserved_obligations(tmp_path, ["size_only", "particle_numbers"])
+    assert found["metamorphic:size_only"].outcome is Outcome.FAILED
+    assert found["metamorphic:size_only"].evidence["changed_with"] == []
+    assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
+
+
+def test_quantum_numbers_are_integer_valued_within_rounding_only():
+    from physvec.verifiers.scientific.metamorphic import _is_quantum_number
+
+    assert _is_quantum_number([32.0, 31.999999999999])
+    assert not _is_quantum_number([32.0, 31.9999])
+    assert not _is_quantum_number(-1.6160254037844386)
+    assert not _is_quantum_number([])
