@@ -15,7 +15,6 @@ from physvec.cli.display import print_certificate
 from physvec.cli.dualitycert import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.dualitycert.dualize import dualize
-from physvec.verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate, load_fixtures
 from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
 from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
 
@@ -41,6 +40,8 @@ def _dualize(arguments: argparse.Namespace) -> int:
 
 
 def _generate(arguments: argparse.Namespace) -> int:
+    from physvec.verifiers.dualitycert.fixtures import MANIFEST, FixtureConfig, generate
+
     if arguments.per_class < 0:
         raise MalformedTheory(["--per-class must be 0 (every candidate) or more"])
     manifest = generate(FixtureConfig(seed=arguments.seed, per_class=arguments.per_class), arguments.out)
@@ -70,6 +71,7 @@ def _repair_run(arguments: argparse.Namespace) -> RepairRun:
 
 def _repair(arguments: argparse.Namespace) -> int:
     from physvec.agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
+    from physvec.verifiers.dualitycert.fixtures import load_fixtures
     from physvec.agents.model_client import ModelClient
     from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
     from physvec.runstore.transcript import Transcript
@@ -117,6 +119,7 @@ def _analyze(arguments: argparse.Namespace) -> int:
 
 def _bench(arguments: argparse.Namespace) -> int:
     from physvec.verifiers.dualitycert.bench import bench, bench_seed_cells
+    from physvec.verifiers.dualitycert.fixtures import FixtureConfig, generate, load_fixtures
 
     console = Console()
     cells = Table("seed cell", *(f"L = {level}" for level in arguments.levels), "verdicts",

@@ -35,3 +35,11 @@ def test_importing_a_console_entry_point_loads_no_heavy_library(module):
 
 def test_the_probe_sees_a_heavy_import_when_there_is_one():
     assert "scipy" in heavy_modules_loaded_by("scipy.linalg")
+
+
+def test_dualising_and_verifying_a_claim_need_no_computer_algebra():
+    # `dualitycert dualize` and `verify` solve their R-charge systems with exact Fractions; sympy (half a second
+    # to import) is loaded only by the opt-in a-maximisation audit.  networkx is what the copy guard uses.
+    loaded = heavy_modules_loaded_by("physvec.verifiers.dualitycert.registry") + heavy_modules_loaded_by(
+        "physvec.verifiers.dualitycert.dualize")
+    assert "sympy" not in loaded

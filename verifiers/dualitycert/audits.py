@@ -17,7 +17,7 @@ from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.dualitycert.anomalies import central_charges, r_trace
 from physvec.verifiers.dualitycert.bounds import WorkBoundExceeded, size_problems
 from physvec.verifiers.dualitycert.chiral_ring import graded_dimensions, ring_preconditions, window
-from physvec.verifiers.dualitycert.dualize import as_sympy, constraint_system
+from physvec.verifiers.dualitycert.dualize import constraint_system
 from physvec.verifiers.dualitycert.theory import Theory
 
 UNITARITY_BOUND = Fraction(2, 3)
@@ -26,9 +26,14 @@ A_OVER_C = (Fraction(1, 2), Fraction(3, 2))
 """Hofman-Maldacena bounds on a/c for N = 1 superconformal theories."""
 
 
+def _exact(rows: list[list[Fraction]], columns: int) -> Matrix:
+    """A Fraction matrix (possibly without rows) as a sympy Matrix of Rationals (exact)."""
+    return Matrix(len(rows), columns, [Rational(x.numerator, x.denominator) for row in rows for x in row])
+
+
 def trial_a_directions(theory: Theory) -> Matrix:
     """A basis of the directions in which R may move without breaking W or the gauge-R anomaly."""
-    constraints, _ = constraint_system(theory)
+    constraints = _exact(constraint_system(theory)[0], len(theory.field_r()))
     basis = constraints.nullspace()
     return Matrix.hstack(*basis) if basis else Matrix.zeros(constraints.cols, 0)
 
@@ -47,9 +52,9 @@ def a_maximisation(theory: Theory, side: str) -> Obligation:
         return Obligation(name=name, category="audit", outcome=Outcome.UNKNOWN,
                           message="not run: " + "; ".join([*size_problems(theory, side),
                                                            f"{fields} fields (audit bound {MAX_AUDITED_FIELDS})"]))
-    constraints, target = constraint_system(theory)
-    encoded = Matrix([as_sympy(r) for r in theory.field_r().values()])
-    if constraints * encoded != target:
+    rows, values = constraint_system(theory)
+    encoded = _exact([[r] for r in theory.field_r().values()], 1)
+    if _exact(rows, encoded.rows) * encoded != _exact([[v] for v in values], 1):
         return Obligation(name=name, category="audit", outcome=Outcome.NOT_APPLICABLE,
                           message="the encoded R breaks W = 2 or the gauge-R anomaly (see those obligations)")
     directions = trial_a_directions(theory)

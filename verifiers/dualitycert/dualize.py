@@ -9,7 +9,7 @@ Dualising node k (no adjoint at k, as many flavours in as out):
    adjoint meson is the N x N matrix M_adj + tr[M]/N, so every term holding it is expanded into both
    (tr[M] b~ a~ / N among them; tr X of a traceless adjoint X vanishes);
 5. fields with a mass term (two arrows, or two singlets) are integrated out exactly through their F-terms;
-6. the R-charges move to the nearest assignment (least squares, exact rationals) on the affine space
+6. the R-charges move to the nearest assignment (least squares, exact rationals: exact_linear.py) on the affine space
    where every W term has R = 2 and every node is free of the gauge-R anomaly.
 """
 
@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from sympy import Matrix, Rational
-
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index
+from physvec.verifiers.dualitycert.exact_linear import Vec, nearest_solution
 from physvec.verifiers.dualitycert.normal_form import (NotExact, Terms, adjoint_labels, as_terms, clean, cyclic,
                                                       expand_traces, integrate_all, least_rotation)
 from physvec.verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Theory
@@ -135,12 +134,7 @@ def _mixed_anomaly_row(theory: Theory, node: int, index: dict[str, int]) -> tupl
     return row, -constant
 
 
-def as_sympy(value: Fraction) -> Rational:
-    """A Fraction as a sympy Rational (exact)."""
-    return Rational(value.numerator, value.denominator)
-
-
-def constraint_system(theory: Theory) -> tuple[Matrix, Matrix]:
+def constraint_system(theory: Theory) -> tuple[list[Vec], Vec]:
     """(C, d) with C R = d saying: every W term has R = 2 and every node is free of the gauge-R anomaly.
 
     R is the column of field R-charges in the order of ``theory.field_r()``.
@@ -158,8 +152,7 @@ def constraint_system(theory: Theory) -> tuple[Matrix, Matrix]:
         row, value = _mixed_anomaly_row(theory, node, index)
         rows.append(row)
         values.append(value)
-    return (Matrix([[as_sympy(x) for x in row] for row in rows]).reshape(len(rows), len(labels)),
-            Matrix([as_sympy(v) for v in values]))
+    return rows, values
 
 
 def nearest_consistent_r(theory: Theory) -> Theory:
@@ -168,14 +161,10 @@ def nearest_consistent_r(theory: Theory) -> Theory:
     Raises DualisationError when the two sets of conditions cannot hold together.
     """
     constraints, target = constraint_system(theory)
-    encoded = Matrix([as_sympy(r) for r in theory.field_r().values()])
-    _, pivots = constraints.T.rref()
-    independent = constraints.extract(list(pivots), list(range(constraints.cols)))
-    wanted = target.extract(list(pivots), [0])
-    moved = encoded + independent.T * (independent * independent.T).inv() * (wanted - independent * encoded)
-    if constraints * moved != target:
+    moved = nearest_solution(constraints, target, list(theory.field_r().values()))
+    if moved is None:
         raise DualisationError("no R assignment makes every W term R = 2 and every node anomaly-free")
-    charge = {label: Fraction(int(moved[i].p), int(moved[i].q)) for i, label in enumerate(theory.field_r())}
+    charge = dict(zip(theory.field_r(), moved, strict=True))
     return theory.model_copy(update={
         "arrows": tuple(a.model_copy(update={"r_charge": charge[a.label]}) for a in theory.arrows),
         "singlets": tuple(s.model_copy(update={"r_charge": charge[s.label]}) for s in theory.singlets)})

@@ -28,50 +28,20 @@ from fractions import Fraction
 from itertools import product
 
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index, field_dimension
+from physvec.verifiers.dualitycert.exact_linear import Vec
+from physvec.verifiers.dualitycert.exact_linear import apply
+from physvec.verifiers.dualitycert.exact_linear import dot
+from physvec.verifiers.dualitycert.exact_linear import inverse
+from physvec.verifiers.dualitycert.exact_linear import nullspace
+from physvec.verifiers.dualitycert.exact_linear import rref
 from physvec.verifiers.dualitycert.theory import Theory
 
 MAX_SYMMETRIES = 24
 """Beyond this many independent U(1)s the cubic tensors are not formed (work bound)."""
 
-Vec = list[Fraction]
-
 
 class Underivable(ValueError):
     """No map of the global symmetries can be derived; the message says why."""
-
-
-def _rref(rows: list[Vec], columns: int) -> tuple[list[Vec], list[int]]:
-    """Reduced row echelon form (exact) and its pivot columns."""
-    rows = [list(r) for r in rows]
-    pivots: list[int] = []
-    rank = 0
-    for column in range(columns):
-        found = next((r for r in range(rank, len(rows)) if rows[r][column] != 0), None)
-        if found is None:
-            continue
-        rows[rank], rows[found] = rows[found], rows[rank]
-        pivot = rows[rank][column]
-        rows[rank] = [x / pivot for x in rows[rank]]
-        for r in range(len(rows)):
-            if r != rank and rows[r][column] != 0:
-                factor = rows[r][column]
-                rows[r] = [x - factor * y for x, y in zip(rows[r], rows[rank], strict=True)]
-        pivots.append(column)
-        rank += 1
-    return rows[:rank], pivots
-
-
-def nullspace(rows: list[Vec], columns: int) -> list[Vec]:
-    """A basis of {x : rows x = 0}, exact."""
-    reduced, pivots = _rref(rows, columns)
-    basis = []
-    for free in (c for c in range(columns) if c not in pivots):
-        vector = [Fraction(0)] * columns
-        vector[free] = Fraction(1)
-        for row, pivot in zip(reduced, pivots, strict=True):
-            vector[pivot] = -row[free]
-        basis.append(vector)
-    return basis
 
 
 def flavour_symmetries(theory: Theory) -> list[Vec]:
@@ -155,7 +125,7 @@ class Anomalies:
         basis = list(radical)
         complement = []
         for vector in unit:
-            if len(_rref([*basis, vector], k)[1]) > len(basis):
+            if len(rref([*basis, vector], k)[1]) > len(basis):
                 basis.append(vector)
                 complement.append(vector)
         return self.restricted(complement)
@@ -165,29 +135,12 @@ class Anomalies:
         new = object.__new__(Anomalies)
         n = len(vectors)
         new.k = n
-        new.g = [_dot(self.g, x) for x in vectors]
-        new.l = [_dot(self.l, x) for x in vectors]
-        new.q = [[_dot(x, _apply(self.q, y)) for y in vectors] for x in vectors]
+        new.g = [dot(self.g, x) for x in vectors]
+        new.l = [dot(self.l, x) for x in vectors]
+        new.q = [[dot(x, apply(self.q, y)) for y in vectors] for x in vectors]
         new.c = {(i, j, m): self.cubic(vectors[i], vectors[j], vectors[m])
                  for i in range(n) for j in range(i, n) for m in range(j, n)}
         return new
-
-
-def _dot(x: Vec, y: Vec) -> Fraction:
-    return sum((a * b for a, b in zip(x, y, strict=True)), Fraction(0))
-
-
-def _apply(matrix: list[Vec], x: Vec) -> Vec:
-    return [_dot(row, x) for row in matrix]
-
-
-def _inverse(matrix: list[Vec]) -> list[Vec] | None:
-    n = len(matrix)
-    augmented = [row + [Fraction(int(i == j)) for j in range(n)] for i, row in enumerate(matrix)]
-    reduced, pivots = _rref(augmented, 2 * n)
-    if pivots[:n] != list(range(n)) or len(reduced) < n:
-        return None
-    return [row[n:] for row in reduced]
 
 
 def inertia(matrix: list[Vec]) -> tuple[int, int]:
@@ -229,31 +182,31 @@ def map_invariants(anomalies: Anomalies) -> dict[str, object]:
         return found
     if k > MAX_SYMMETRIES:
         raise Underivable(f"{k} independent U(1)s exceed the bound {MAX_SYMMETRIES}")
-    inverse = _inverse(visible.q)
-    if inverse is None:
+    q_inverse = inverse(visible.q)
+    if q_inverse is None:
         raise Underivable("Tr R Q Q is singular on the U(1)s visible in anomalies, so the map cannot be derived")
     found["inertia_of_tr_r_qq"] = inertia(visible.q)
-    trace = [sum((visible.entry(i, j, m) * inverse[j][m] for j in range(k) for m in range(k)), Fraction(0))
+    trace = [sum((visible.entry(i, j, m) * q_inverse[j][m] for j in range(k) for m in range(k)), Fraction(0))
              for i in range(k)]
-    built = [_apply(inverse, visible.l), _apply(inverse, visible.g), _apply(inverse, trace)]
+    built = [apply(q_inverse, visible.l), apply(q_inverse, visible.g), apply(q_inverse, trace)]
     pinned, decisions = [], []
     cursor = 0
     while cursor < len(built) and len(pinned) < k and len(built) < 64:
         vector = built[cursor]
-        independent = any(vector) and len(_rref([*pinned, vector], k)[1]) > len(pinned)
+        independent = any(vector) and len(rref([*pinned, vector], k)[1]) > len(pinned)
         decisions.append(independent)
         if independent:
             pinned.append(vector)
-            built += [_apply(inverse, visible.cubic_form(vector, other)) for other in pinned]
+            built += [apply(q_inverse, visible.cubic_form(vector, other)) for other in pinned]
         cursor += 1
     found["pinning_sequence"] = decisions
     basis = visible.restricted(pinned)
     found["pinned_tensors"] = {"g": basis.g, "l": basis.l, "q": basis.q, "c": basis.c}
     u, v, w = built[0], built[1], built[2]
     found["contractions"] = {
-        "l.u": _dot(visible.l, u), "g.u": _dot(visible.g, u), "g.v": _dot(visible.g, v),
+        "l.u": dot(visible.l, u), "g.u": dot(visible.g, u), "g.v": dot(visible.g, v),
         "c(u,u,u)": visible.cubic(u, u, u), "c(u,u,v)": visible.cubic(u, u, v),
         "c(u,v,v)": visible.cubic(u, v, v), "c(v,v,v)": visible.cubic(v, v, v),
-        "trace.u": _dot(trace, u), "trace.v": _dot(trace, v), "trace.w": _dot(trace, w),
-        "c.c": visible.full_contraction(inverse)}
+        "trace.u": dot(trace, u), "trace.v": dot(trace, v), "trace.w": dot(trace, w),
+        "c.c": visible.full_contraction(q_inverse)}
     return found

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
 from physvec.verifiers.dualitycert import obligations
-from physvec.verifiers.dualitycert.audits import a_maximisation, unitarity
 from physvec.verifiers.dualitycert.theory import Claim, Theory
 
 VERIFIER = "dualitycert"
@@ -86,6 +85,8 @@ def _audits(claim: Claim, settings: Settings) -> list[Obligation]:
                 for side in ("A", "B") for name in AUDIT_NAMES]
     found = []
     for side, theory in (("A", claim.theory_a), ("B", claim.theory_b)):
+        from physvec.verifiers.dualitycert.audits import a_maximisation, unitarity  # sympy: only when asked for
+
         found += [a_maximisation(theory, side), unitarity(theory, side, settings.level)]
     return found
 
