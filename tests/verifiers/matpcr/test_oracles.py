@@ -1,0 +1,47 @@
+"""One certificate per claims file: claims from the file and from the reasoning text, expected values sealed."""
+
+from __future__ import annotations
+
+import pytest
+
+from physvec.verifiers.certificate import Outcome, Verdict
+from physvec.verifiers.feedback import Projection, project
+from physvec.verifiers.matpcr.oracles import certify
+from physvec.verifiers.matpcr.schema import MalformedInput
+from tests.verifiers.matpcr.conftest import claim, claims_file
+
+
+def test_reasoning_is_parsed_into_claims_each_an_obligation_with_its_span():
+    certificate = certify(claims_file("diffraction:Si", reasoning="(111) at 28.44° and (220) at 47.30°."))
+    assert certificate.verdict is Verdict.CERTIFIED
+    assert [o.evidence["span"]["text"] for o in certificate.obligations] == ["(111) at 28.44°", "(220) at 47.30°"]
+    assert certificate.summary["parsed_from_reasoning"] == 2
+
+
+def test_one_violated_claim_fails_the_certificate():
+    certificate = certify(claims_file("raman:Si", claim("raman", 520.7, "cm-1"), claim("raman", 480.0, "cm-1")))
+    assert certificate.verdict is Verdict.FAILED
+    assert [o.outcome for o in certificate.obligations] == [Outcome.CERTIFIED, Outcome.FAILED]
+
+
+def test_attack_reasoning_with_nothing_checkable_is_never_certified():
+    certificate = certify(claims_file("diffraction:Si", reasoning="The pattern clearly matches silicon."))
+    assert certificate.verdict is Verdict.UNKNOWN
+
+
+def test_a_claim_about_another_constraint_is_malformed_input_naming_the_field():
+    with pytest.raises(MalformedInput, match=r"claims\.0\.constraint"):
+        certify(claims_file("diffraction:Si", claim("raman", 520.7, "cm-1")))
+
+
+@pytest.mark.parametrize("item", ["diffraction:Unobtainium", "stability:Unobtainium", "nothing"])
+def test_an_unknown_item_or_material_is_malformed_input(item):
+    with pytest.raises(MalformedInput, match="item"):
+        certify(claims_file(item, reasoning="x"))
+
+
+def test_no_feedback_projection_shows_a_sealed_expected_value():
+    certificate = certify(claims_file("stability:FeO", claim("stability", 0.3, "eV/atom")))
+    assert certificate.obligations[0].sealed["e_above_hull_eV_per_atom"] == pytest.approx(0.0394, abs=1e-4)
+    for projection in Projection:
+        assert "0.039" not in str(project(certificate, projection))

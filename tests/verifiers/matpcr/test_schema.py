@@ -1,0 +1,46 @@
+"""Items and claims as files: unknown keys, non-finite numbers and mismatched units are named, never ignored."""
+
+from __future__ import annotations
+
+import pytest
+
+from physvec.verifiers.matpcr.schema import MalformedInput, parse_claims_file, parse_item
+
+
+def test_an_unknown_key_in_a_claim_is_named():
+    with pytest.raises(MalformedInput, match=r"claims\.0\.tolerance: Extra inputs"):
+        parse_claims_file({"item": "diffraction:Si",
+                           "claims": [{"constraint": "diffraction", "value": 28.4, "unit": "deg", "tolerance": 5}]})
+
+
+def test_a_numeric_claim_needs_a_unit_of_its_constraint():
+    with pytest.raises(MalformedInput, match=r"claims\.0: .*unit must be one of \['cm-1'\]"):
+        parse_claims_file({"item": "raman:Si", "claims": [{"constraint": "raman", "value": 520.7, "unit": "deg"}]})
+
+
+@pytest.mark.parametrize("value", [True, "28.4", None])
+def test_a_value_that_is_no_finite_number_is_refused(value):
+    with pytest.raises(MalformedInput, match="claims.0"):
+        parse_claims_file({"item": "diffraction:Si", "claims": [{"constraint": "diffraction", "value": value,
+                                                                 "unit": "deg"}]})
+
+
+def test_a_label_outside_the_constraints_classes_is_named():
+    with pytest.raises(MalformedInput, match="label must be one of"):
+        parse_claims_file({"item": "stability:FeO", "claims": [{"constraint": "stability", "label": "unstable"}]})
+
+
+def test_a_diffraction_item_takes_a_structure_or_a_pattern_not_both():
+    with pytest.raises(MalformedInput, match="exactly one of material"):
+        parse_item({"constraint": "diffraction", "id": "x", "material": "Si",
+                    "pattern": {"two_theta": [1, 2, 3], "intensity": [0, 1, 0]}})
+
+
+def test_a_spectrum_with_a_decreasing_axis_is_named():
+    with pytest.raises(MalformedInput, match="item.raman: shift_cm1 must increase strictly"):
+        parse_item({"constraint": "raman", "id": "x", "shift_cm1": [3, 2, 1], "intensity": [0, 1, 0]})
+
+
+def test_a_claims_file_with_nothing_to_check_is_refused():
+    with pytest.raises(MalformedInput, match="give claims, or reasoning"):
+        parse_claims_file({"item": "diffraction:Si"})

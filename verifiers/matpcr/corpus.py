@@ -1,0 +1,40 @@
+"""Items by id, so a claims file can name the item it is about instead of carrying it.
+
+Ids are CONSTRAINT:NAME: diffraction:<structure id> (Cu K-alpha1), raman:<material> or raman:<material>:<seed>
+(a generated spectrum), microscopy:<name> (the scale bars below), and stability:, band_gap:, magnetisation:
+followed by a material id of the reference provider.  An item named by id is data the model cannot write.
+"""
+
+from __future__ import annotations
+
+from physvec.verifiers.matpcr.schema import DiffractionItem, MalformedInput, MaterialItem, MicroscopyItem, RamanItem
+from physvec.verifiers.matpcr.spectra import LINES, spectrum
+from physvec.verifiers.matpcr.structures import STRUCTURES
+
+MICROSCOPY: dict[str, MicroscopyItem] = {item.id: item for item in (
+    MicroscopyItem(constraint="microscopy", id="microscopy:sem-500nm", scale_bar_px=200, scale_bar_length=500,
+                   scale_bar_unit="nm", image_width_px=1024, image_height_px=768),
+    MicroscopyItem(constraint="microscopy", id="microscopy:tem-20nm", scale_bar_px=100, scale_bar_length=20,
+                   scale_bar_unit="nm", image_width_px=2048, image_height_px=2048),
+    MicroscopyItem(constraint="microscopy", id="microscopy:optical-50um", scale_bar_px=250, scale_bar_length=50,
+                   scale_bar_unit="um", image_width_px=1600, image_height_px=1200),
+)}
+
+Item = DiffractionItem | MicroscopyItem | RamanItem | MaterialItem
+
+
+def corpus_item(item_id: str) -> Item:
+    """The item with this id (MalformedInput naming what is known when there is none)."""
+    kind, _, name = item_id.partition(":")
+    if kind == "diffraction" and name in STRUCTURES:
+        return DiffractionItem(constraint="diffraction", id=item_id, material=name)
+    if kind == "raman":
+        material, _, seed = name.partition(":")
+        if material in LINES and (seed == "" or seed.isdigit()):
+            return spectrum(material, int(seed or 0))
+    if item_id in MICROSCOPY:
+        return MICROSCOPY[item_id]
+    if kind in ("stability", "band_gap", "magnetisation") and name:
+        return MaterialItem(constraint=kind, id=item_id, material=name)  # type: ignore[arg-type]
+    raise MalformedInput(f"item: no corpus item {item_id!r} (ids are diffraction:<structure>, raman:<material>[:seed], "
+                         f"{', '.join(MICROSCOPY)}, or stability:/band_gap:/magnetisation:<material>)")

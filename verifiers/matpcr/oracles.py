@@ -1,0 +1,81 @@
+"""The six oracles behind one call: a claims file in, a certificate with one obligation per claim out.
+
+Claims come from the file, and from its reasoning text through the deterministic parser; each obligation
+says which (its evidence names the span read).  A claim about another constraint than the item's, or an
+item whose reference is unknown, is malformed input named by field, never a verdict.  No claim, no
+certificate: a reasoning chain with nothing checkable in it is one unknown obligation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
+from physvec.verifiers.matpcr import bandgap, diffraction, magnetism, microscopy, raman, stability
+from physvec.verifiers.matpcr.corpus import Item, corpus_item
+from physvec.verifiers.matpcr.extraction import extract_claims
+from physvec.verifiers.matpcr.judgement import Judgement
+from physvec.verifiers.matpcr.references import ReferenceProvider, UnknownMaterial, offline_snapshot
+from physvec.verifiers.matpcr.schema import Claim, ClaimsFile, MalformedInput
+from physvec.verifiers.matpcr.structures import STRUCTURES
+
+VERIFIER = "matpcr"
+ORACLES: dict[str, Callable[..., Judgement]] = {
+    "diffraction": diffraction.judge, "microscopy": microscopy.judge, "raman": raman.judge,
+    "stability": stability.judge, "band_gap": bandgap.judge, "magnetisation": magnetism.judge}
+NEEDS_PROVIDER = ("stability", "band_gap", "magnetisation")
+
+
+def resolve(claims_file: ClaimsFile, provider: ReferenceProvider) -> tuple[Item, list[Claim]]:
+    """The item and every claim (the file's, then the parser's); MalformedInput names a field that cannot stand."""
+    item = corpus_item(claims_file.item) if isinstance(claims_file.item, str) else claims_file.item
+    material = getattr(item, "material", None)
+    if item.constraint == "diffraction" and material is not None and material not in STRUCTURES:
+        raise MalformedInput(f"item.material: no reference structure {material!r} (known: {', '.join(STRUCTURES)})")
+    if item.constraint in NEEDS_PROVIDER:
+        try:
+            provider.record(str(material))
+        except UnknownMaterial:
+            raise MalformedInput(f"item.material: {provider.name} holds no material {material!r}") from None
+    for index, claim in enumerate(claims_file.claims):
+        if claim.constraint != item.constraint:
+            raise MalformedInput(f"claims.{index}.constraint: {claim.constraint!r} does not match the item's "
+                                 f"{item.constraint!r}")
+    parsed = extract_claims(claims_file.reasoning, item.constraint) if claims_file.reasoning else []
+    return item, [*claims_file.claims, *parsed]
+
+
+def judge(item: Item, claim: Claim, provider: ReferenceProvider) -> Judgement:
+    """The oracle of the item's constraint on one claim."""
+    oracle = ORACLES[item.constraint]
+    return oracle(item, claim, provider) if item.constraint in NEEDS_PROVIDER else oracle(item, claim)
+
+
+def _describe(claim: Claim) -> str:
+    said = claim.label if claim.label is not None else f"{claim.value:g} {claim.unit}"
+    return said + (f" ({''.join(map(str, claim.hkl))})" if claim.hkl else "")
+
+
+def obligation(index: int, claim: Claim, judgement: Judgement) -> Obligation:
+    evidence = {**judgement.evidence, "extracted_by": claim.extracted_by}
+    if claim.span is not None:
+        evidence["span"] = claim.span.model_dump()
+    return Obligation(name=f"{claim.constraint}:{index}:{_describe(claim)}", category=claim.constraint,
+                      outcome=judgement.outcome, message=judgement.message, evidence=evidence, sealed=judgement.sealed)
+
+
+def certify(claims_file: ClaimsFile, provider: ReferenceProvider | None = None) -> Certificate:
+    """Every claim judged by its oracle (MalformedInput when the file's item or claims cannot stand)."""
+    provider = provider or offline_snapshot()
+    item, claims = resolve(claims_file, provider)
+    obligations = [obligation(index, claim, judge(item, claim, provider)) for index, claim in enumerate(claims)]
+    if not obligations:
+        obligations.append(Obligation(name="claims", category=item.constraint, outcome=Outcome.UNKNOWN,
+                                      message="no checkable claim: the parser read no number-and-unit form or "
+                                              "class word of this constraint in the reasoning"))
+    checked = [o for o in obligations if o.outcome in (Outcome.CERTIFIED, Outcome.FAILED)]
+    summary = {"item": item.id, "constraint": item.constraint, "claims": len(claims),
+               "checkable": len(checked), "consistent": sum(o.outcome is Outcome.CERTIFIED for o in checked),
+               "parsed_from_reasoning": sum(c.extracted_by == "parser" for c in claims)}
+    return Certificate(verifier=VERIFIER, subject_digest=digest(claims_file.model_dump_json()),
+                       obligations=tuple(obligations), summary=summary)
