@@ -175,6 +175,10 @@ def _physvec_parser() -> argparse.ArgumentParser:
     runs_commands.add_parser("list", help="one line per run")
     show = runs_commands.add_parser("show", help="timeline and certificates of one run")
     show.add_argument("run")
+    view = commands.add_parser("view", help="browse runs and campaigns in a local, read-only web app")
+    view.add_argument("folders", nargs="*", type=Path, default=[Path("runs")], metavar="RUNS_DIR",
+                      help="folders holding run and campaign folders (default: runs)")
+    view.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port; default 8765)")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of the input files")
     schemas.add_argument("--out", type=output_folder, default=Path("schemas"))
     verify = commands.add_parser("verify-script", help="run the Programming verifier on one script")
@@ -301,6 +305,29 @@ def _runs_show(runs_dir: Path, run_id: str) -> int:
     return 0
 
 
+def _view(folders: list[Path], port: int) -> int:
+    """Serve the viewer until Ctrl-C (the server and its templates are imported only here)."""
+    from physvec.view.server import make_server
+
+    missing = [str(folder) for folder in folders if not folder.is_dir()]
+    if missing:
+        _errors.print(f"physvec view: no such folder: {', '.join(missing)}")
+        return EXIT_BAD_INPUT
+    try:
+        server = make_server(folders, port)
+    except OSError as error:
+        _errors.print(f"physvec view: cannot listen on 127.0.0.1:{port}: {error.strerror}; pick another --port")
+        return EXIT_BAD_INPUT
+    print(f"physvec view: http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops it)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
 def _library_build(arguments: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
@@ -374,6 +401,8 @@ def physvec_main(argv: list[str] | None = None) -> int:
         for path in export_schemas(arguments.out):
             print(path)
         return 0
+    if arguments.command == "view":
+        return _view(arguments.folders, arguments.port)
     if arguments.runs_command == "list":
         return _runs_list(arguments.runs_dir)
     return _runs_show(arguments.runs_dir, arguments.run)

@@ -1,19 +1,41 @@
-"""report.html: a run as a reader audits it: timeline, certificates, script diffs, cost per node."""
+"""A run's page: the summary first, then timeline, conversation, certificates, scripts, figures and cost.
+
+The same templates serve two readers: ``report.html``, one self-contained file (styles inline, figures as
+data URIs) that can be mailed or archived with its run folder, and the ``physvec view`` web app, which
+links figures instead of inlining them and adds navigation between runs.
+"""
 
 from __future__ import annotations
 
+import base64
 import difflib
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from physvec.runstore.conversation import conversation
+from physvec.runstore.evidence import SEALED_NOTE, obligation_blocks
 from physvec.runstore.store import RunDirectory
+from physvec.runstore.summary import summarise
 from physvec.runstore.transcript import Event, EventType, read_events
 
-_ENVIRONMENT = Environment(loader=PackageLoader("physvec.runstore", "templates"), undefined=StrictUndefined,
-                           autoescape=select_autoescape(["html", "j2"]))
+FIGURES = {"figure.png": "the reproduced figure, as the final script drew it",
+           "reference_overlay.png": "the reproduction over the paper's reference data"}
+FigureSource = Callable[[str], str]
+"""Maps a figure's file name in the run folder to the ``src`` an <img> should use."""
+
+
+def environment(*packages: str) -> Environment:
+    """Templates of ``packages`` (searched first) over the run-page templates here."""
+    loaders = [PackageLoader(package, "templates") for package in (*packages, "physvec.runstore")]
+    return Environment(loader=ChoiceLoader(loaders), undefined=StrictUndefined,
+                       autoescape=select_autoescape(["html", "j2"]))
+
+
+_ENVIRONMENT = environment()
 
 
 def node_timeline(events: list[Event]) -> list[dict[str, Any]]:
@@ -43,37 +65,54 @@ def cost_per_node(timeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"node": node, **total} for node, total in totals.items()]
 
 
-def script_diffs(run: RunDirectory) -> list[dict[str, str]]:
-    """Unified diffs between consecutive script versions."""
+def _diff_kind(line: str) -> str:
+    """The colour class of one unified-diff line."""
+    if line.startswith(("---", "+++")):
+        return "file"
+    return {"@": "hunk", "+": "added", "-": "removed"}.get(line[:1], "context")
+
+
+def script_versions(run: RunDirectory) -> list[dict[str, Any]]:
+    """Every script version: the first in full, each later one as a coloured diff from its predecessor."""
     scripts = run.scripts()
-    diffs = []
+    versions = [{"name": path.stem, "text": path.read_text(), "diff": []} for path in scripts[:1]]
     for older, newer in zip(scripts, scripts[1:]):
         lines = difflib.unified_diff(older.read_text().splitlines(), newer.read_text().splitlines(),
                                      older.name, newer.name, lineterm="")
-        diffs.append({"title": f"{older.stem} → {newer.stem}", "diff": "\n".join(lines)})
-    return diffs
+        versions.append({"name": newer.stem, "text": newer.read_text(),
+                         "diff": [(_diff_kind(line), line) for line in lines]})
+    return versions
 
 
-def certificates_in_order(run: RunDirectory, events: list[Event]) -> dict[str, Any]:
-    """Certificates in the order the run issued them (a re-run node's certificate counts once)."""
-    stored = run.certificates()
-    issued = [Path(e.data["path"]).stem for e in events if e.type is EventType.CERTIFICATE]
-    ordered = list(dict.fromkeys(name for name in issued if name in stored))
-    return {name: stored[name] for name in ordered + sorted(set(stored) - set(ordered))}
+def inline_figure(run: RunDirectory) -> FigureSource:
+    """Figures as data URIs, so report.html needs no other file."""
+    def source(name: str) -> str:
+        return "data:image/png;base64," + base64.b64encode((run.path / name).read_bytes()).decode()
+    return source
+
+
+def run_context(run: RunDirectory, figure_source: FigureSource) -> dict[str, Any]:
+    """Everything the run page shows, computed once for either reader."""
+    events = read_events(run.transcript_file)
+    meta = run.metadata()
+    certificates = run.certificates()
+    timeline = node_timeline(events)
+    counts: dict[str, int] = defaultdict(int)
+    for event in events:
+        counts[event.type.value] += 1
+    return {
+        "meta": meta, "status": run.status(), "summary": summarise(meta, certificates, events),
+        "timeline": timeline, "costs": cost_per_node(timeline), "counts": counts,
+        "conversation": conversation(events), "certificates": certificates, "blocks": obligation_blocks,
+        "sealed_note": SEALED_NOTE, "scripts": script_versions(run),
+        "figures": [(figure_source(name), caption) for name, caption in FIGURES.items()
+                    if (run.path / name).is_file()],
+    }
 
 
 def render_report(run: RunDirectory) -> str:
-    events = read_events(run.transcript_file)
-    timeline = node_timeline(events)
-    counts = defaultdict(int)
-    for event in events:
-        counts[event.type.value] += 1
-    return _ENVIRONMENT.get_template("report.html.j2").render(
-        meta=run.metadata(), timeline=timeline, costs=cost_per_node(timeline), certificates=certificates_in_order(run, events),
-        first_script=run.scripts()[0].read_text() if run.scripts() else None, diffs=script_diffs(run),
-        counts=counts, has_figure=(run.path / "figure.png").is_file(),
-        has_overlay=(run.path / "reference_overlay.png").is_file(),
-    )
+    """report.html's text: the run page with everything inline."""
+    return _ENVIRONMENT.get_template("report.html.j2").render(home="", **run_context(run, inline_figure(run)))
 
 
 def write_report(run: RunDirectory) -> Path:

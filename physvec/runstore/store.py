@@ -62,6 +62,28 @@ def _new_run_id(task_id: str) -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{task_id}-{secrets.token_hex(2)}"
 
 
+PIPELINE_STAGES = ("programming", "scientific", "convergence", "domain_checks")
+"""The verifier stages in the order the pipeline runs them on each script version."""
+
+
+def certificate_version(name: str) -> int | None:
+    """The script version a stage certificate (``scientific-v02``) judged; None for a certificate of the whole
+    run (``isolation``) or any other name."""
+    stage, _, version = name.rpartition("-v")
+    return int(version) if stage in PIPELINE_STAGES and version.isdigit() else None
+
+
+def pipeline_order(name: str) -> tuple[int, int, int, str]:
+    """Sort key that puts certificates in the order a run issues them: by script version, then stage
+    (``programming-v02`` before ``scientific-v02``), then the certificates of the whole run (``isolation``,
+    issued by the final judge) and any other name alphabetically.  An alphabetical order would put
+    convergence before programming, which no reader of a run expects."""
+    version = certificate_version(name)
+    if version is None:
+        return 1, 0, 0, name
+    return 0, version, PIPELINE_STAGES.index(name.rpartition("-v")[0]), ""
+
+
 @dataclass(frozen=True)
 class RunDirectory:
     """One run's folder and its well-known files."""
@@ -131,8 +153,10 @@ class RunDirectory:
         return Certificate.from_json((self.path / "certificates" / f"{name}.json").read_text())
 
     def certificates(self) -> dict[str, Certificate]:
+        """Every stored certificate, in pipeline order (see ``pipeline_order``)."""
         folder = self.path / "certificates"
-        return {file.stem: Certificate.from_json(file.read_text()) for file in sorted(folder.glob("*.json"))}
+        return {file.stem: Certificate.from_json(file.read_text())
+                for file in sorted(folder.glob("*.json"), key=lambda file: pipeline_order(file.stem))}
 
     def issued_certificates(self) -> dict[str, Certificate]:
         """The certificates the verifier issued, as its transcript records them (name and SHA-256), in issue
