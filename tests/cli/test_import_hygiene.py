@@ -16,8 +16,9 @@ import pytest
 
 HEAVY = ("langchain_core", "langchain_openai", "langgraph", "openai", "statsmodels", "pandas", "matplotlib",
          "sympy", "networkx", "chromadb", "tenpy", "netket", "qiskit", "qiskit_aer", "pyscf", "jax", "torch",
-         "scipy", "hypothesis")
-ENTRY_POINTS = ("physvec.cli.main", "physvec.cli.dualitycert", "physvec.cli.phact", "physvec.cli.qmp_bench")
+         "scipy", "hypothesis", "pymatgen", "spglib")
+ENTRY_POINTS = ("physvec.cli.main", "physvec.cli.dualitycert", "physvec.cli.phact", "physvec.cli.qmp_bench",
+                "physvec.cli.matpcr")
 
 
 def heavy_modules_loaded_by(module: str) -> list[str]:

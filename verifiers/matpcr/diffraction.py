@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -36,13 +37,14 @@ class Peak:
     hkls: tuple[tuple[int, ...], ...]
 
 
-def structure_peaks(material: str, wavelength: float) -> list[Peak]:
+@cache
+def structure_peaks(material: str, wavelength: float) -> tuple[Peak, ...]:
     """Every Bragg peak of a reference structure between 0 and 180 degrees 2theta (pymatgen XRDCalculator)."""
     from pymatgen.analysis.diffraction.xrd import XRDCalculator
 
     pattern = XRDCalculator(wavelength=wavelength).get_pattern(build(material), two_theta_range=(0, 180))
-    return [Peak(float(x), float(y), tuple(tuple(family["hkl"]) for family in families))
-            for x, y, families in zip(pattern.x, pattern.y, pattern.hkls)]
+    return tuple(Peak(float(x), float(y), tuple(tuple(family["hkl"]) for family in families))
+                 for x, y, families in zip(pattern.x, pattern.y, pattern.hkls))
 
 
 def pattern_peaks(pattern: Pattern) -> list[Peak]:

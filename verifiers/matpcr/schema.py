@@ -206,9 +206,16 @@ class MalformedInput(ValueError):
 
 
 def problems(error: ValidationError, prefix: str) -> str:
-    """Every validation error as 'field.path: message', joined (the first line of each message only)."""
-    return "; ".join(f"{prefix}{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}"
-                     for e in error.errors())
+    """Every validation error as 'field.path: message', joined.  Pydantic's names for union branches
+    ('tagged-union[...]', 'str') are dropped from the path, and the string branch of an item (a corpus id) is
+    not reported when the object branch has something to say."""
+    found = []
+    for e in error.errors():
+        loc = [str(part) for part in e["loc"] if "[" not in str(part)]
+        if loc[-1:] == ["str"] and loc[:-1] == ["item"] and len(error.errors()) > 1:
+            continue
+        found.append(f"{prefix}{'.'.join(loc)}: {e['msg'].removeprefix('Value error, ')}")
+    return "; ".join(found)
 
 
 def parse_claims_file(data: Any) -> ClaimsFile:

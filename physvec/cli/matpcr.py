@@ -1,0 +1,55 @@
+"""`matpcr`: physics oracles judge materials claims, and the oracles are validated by injection.
+
+    matpcr check CLAIMS [--json]                 exit 0 certified, 1 failed or unknown
+    matpcr validate-oracles [--n N] [--seed S] [--family F ...] [--rates 0.1,0.3,0.5] [--json]
+                                                 exit 0 when no injected violation was certified, else 1
+    matpcr schemas [--out FOLDER]                the JSON Schemas of claims files, claims and reasoning chains
+
+Exit status 2: an unreadable claims file, an unknown item or material, a claim of another constraint than
+its item's, or bad settings; the message names the field, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from physvec.cli.arguments import output_folder
+
+EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
+FAMILIES = ("diffraction", "microscopy", "raman", "stability", "band_gap", "magnetisation")
+"""physvec.verifiers.matpcr.schema.CONSTRAINTS restated (a test keeps them equal), so the parser loads no oracle."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="matpcr", description="physics oracles judge materials claims")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="judge a claims file (an item and claims or reasoning about it)")
+    check.add_argument("claims", type=Path)
+    check.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    validate = commands.add_parser("validate-oracles", help="inject violations into correct claims; FN and FP rates")
+    validate.add_argument("--n", type=int, default=20, help="claims per family and rate (default 20)")
+    validate.add_argument("--seed", type=int, default=0)
+    validate.add_argument("--family", action="append", choices=FAMILIES, help="one family (repeatable; default all)")
+    validate.add_argument("--rates", default="0.1,0.3,0.5", help="comma-separated injection rates in (0, 1]")
+    validate.add_argument("--json", action="store_true", help="print the rows as JSON")
+    schemas = commands.add_parser("schemas", help="export the JSON Schemas of MatPCR files")
+    schemas.add_argument("--out", type=output_folder, default=Path("schemas"))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    from physvec.cli.matpcr_commands import COMMANDS
+    from physvec.verifiers.matpcr.schema import MalformedInput
+
+    try:
+        return COMMANDS[arguments.command](arguments)
+    except MalformedInput as error:
+        print(f"matpcr: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
