@@ -13,13 +13,20 @@ design that meets it after all.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ConfigDict
 
 from physvec.agents.model_client import ModelClient
+from physvec.agents.providers import ProviderSettings, make_chat_model
+from physvec.campaigns.executor import Executor, LocalExecutor
+from physvec.campaigns.progress import CampaignProgress
+from physvec.campaigns.trials import run_trials
+from physvec.runstore.transcript import Transcript
 from physvec.agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.phact.domains import Domain
@@ -90,24 +97,74 @@ def episode_record(run: PhactRun, goal: Goal, domain: Domain, settings: LoopSett
         tokens=result.tokens, seconds=round(seconds, 3))
 
 
-def run_campaign(run: PhactRun, goals: list[tuple[Goal, Domain]], settings: LoopSettings, trials: int, client: ModelClient,
-                 progress: Callable[[EpisodeRecord], None] | None = None) -> list[EpisodeRecord]:
-    """Every (goal, trial) episode the run lacks, in goal order; each record is appended as it ends."""
+@dataclass(frozen=True)
+class EpisodeModel:
+    """What any worker needs to ask the model on an episode's behalf, through a client of the episode's own.
+
+    Episodes on a cluster share nothing, so each has its own transcript (transcripts/GOAL-TRIAL.jsonl under
+    the run: a resumed episode is served the replies it already has) and the run's token budget to itself;
+    a scripted model is served from its first reply in every episode."""
+
+    spec: str
+    provider: ProviderSettings
+    token_budget: int
+
+    def client(self, transcript: Path) -> ModelClient:
+        transcript.parent.mkdir(parents=True, exist_ok=True)
+        return ModelClient(make_chat_model(self.spec, self.provider), Transcript(transcript), self.token_budget)
+
+
+EpisodeKey = tuple[int, int]
+"""(the goal's position in the campaign's goal list, the trial)"""
+Ended = tuple[EpisodeRecord, str | None]
+"""an episode's record and its last certificate as JSON, sent back for the client to write"""
+
+
+def run_campaign(run: PhactRun, goals: list[tuple[Goal, Domain]], settings: LoopSettings, trials: int,
+                 model: ModelClient | EpisodeModel, progress: Callable[[EpisodeRecord], None] | None = None,
+                 executor: Executor | None = None, bar: CampaignProgress | None = None) -> list[EpisodeRecord]:
+    """Every (goal, trial) episode the run lacks; each record is appended (here, never by a worker) as it ends.
+
+    Args:
+        model: one client that serves every episode in goal order on this process (the run's one
+            transcript and token budget), or an EpisodeModel from which each episode, wherever it runs,
+            makes a client of its own.
+        executor: where episodes run (default: one at a time here); more than one at a time needs an
+            EpisodeModel.
+    """
+    runner = executor or LocalExecutor(1)
+    if isinstance(model, ModelClient) and not (isinstance(runner, LocalExecutor) and runner.jobs == 1):
+        raise ValueError("one shared model client serves episodes one at a time: pass an EpisodeModel")
     done = run.finished()
     certificates = run.folder / "certificates"
     certificates.mkdir(parents=True, exist_ok=True)
-    records = []
-    for index, (goal, domain) in enumerate(goals):
-        for trial in range(trials):
-            if (goal.id, trial) in done:
-                continue
-            started = time.monotonic()
-            result = Episode(goal, domain, client, settings, index * trials + trial).run()
-            record = episode_record(run, goal, domain, settings, trial, result, time.monotonic() - started)
-            if result.certificate is not None:
-                (certificates / f"{goal.id}-{trial}.json").write_text(result.certificate.model_dump_json(indent=1))
-            run.episodes.append(record)
-            records.append(record)
-            if progress is not None:
-                progress(record)
+    keys = [(index, trial) for index, (goal, _) in enumerate(goals) for trial in range(trials)
+            if (goal.id, trial) not in done]
+    records: list[EpisodeRecord] = []
+
+    def record(key: EpisodeKey, ended: Ended) -> None:
+        episode, certificate = ended
+        if certificate is not None:
+            (certificates / f"{episode.goal}-{episode.trial}.json").write_text(certificate)
+        run.episodes.append(episode)
+        records.append(episode)
+        if progress is not None:
+            progress(episode)
+
+    failures = run_trials(runner, functools.partial(run_episode, run, goals, settings, trials, model), keys, record, bar)
+    if failures:
+        raise failures[0].error or RuntimeError(f"episode {failures[0].key} failed")
     return records
+
+
+def run_episode(run: PhactRun, goals: list[tuple[Goal, Domain]], settings: LoopSettings, trials: int,
+                model: ModelClient | EpisodeModel, key: EpisodeKey) -> Ended:
+    """One episode, on whichever worker: its record and certificate, written nowhere (the client writes them)."""
+    index, trial = key
+    goal, domain = goals[index]
+    client = model if isinstance(model, ModelClient) else model.client(
+        run.folder / "transcripts" / f"{goal.id}-{trial}.jsonl")
+    started = time.monotonic()
+    result = Episode(goal, domain, client, settings, index * trials + trial).run()
+    certificate = result.certificate.model_dump_json(indent=1) if result.certificate is not None else None
+    return episode_record(run, goal, domain, settings, trial, result, time.monotonic() - started), certificate

@@ -14,6 +14,7 @@ process at a time (campaign.lock).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -22,9 +23,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from physvec.campaigns.executor import Executor, LocalExecutor
+from physvec.campaigns.progress import CampaignProgress
+from physvec.campaigns.trials import run_trials
 from physvec.runstore.lock import RunBusy, RunLock, is_held
 from physvec.runstore.store import list_runs
 from physvec.qmp_bench.campaign import Campaign, TrialKey, TrialRecord, record_from_run
@@ -77,6 +80,14 @@ def _has_method_limits(task_file: Path, method: str) -> bool:
 
 def run_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord:
     """One `reproduce` of the method's copy of the task; its record, appended to the campaign."""
+    record = execute_trial(campaign, task, key)
+    campaign.append(record)
+    return record
+
+
+def execute_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord:
+    """One `reproduce` of the method's copy of the task, and its record, which this appends nowhere: it runs
+    on whichever worker an executor chose, and only the campaign's client writes records."""
     runs_dir = campaign.runs_dir(key)
     live = _held_runs(runs_dir, grace_s=RELEASE_GRACE_S)
     if live:
@@ -91,9 +102,7 @@ def run_trial(campaign: Campaign, task: BenchTask, key: TrialKey) -> TrialRecord
     runs = list_runs(runs_dir)
     if not runs:
         raise RuntimeError(f"{key.task} trial {key.trial}: reproduce left no run (see {campaign.folder}/trials.log)")
-    record = record_from_run(runs[-1], key, time.monotonic() - started)
-    campaign.append(record)
-    return record
+    return record_from_run(runs[-1], key, time.monotonic() - started)
 
 
 def _held_runs(runs_dir: Path, grace_s: float) -> list[str]:
@@ -110,9 +119,15 @@ def _held_runs(runs_dir: Path, grace_s: float) -> list[str]:
         time.sleep(0.2)
 
 
-def run_campaign(campaign: Campaign, tasks: list[BenchTask], method: str, model: str, trials: int, jobs: int,
-                 progress: Callable[[TrialRecord, int, int], None] | None = None) -> list[TrialRecord]:
-    """Every missing trial of ``method`` on ``tasks``, ``jobs`` at a time; the new records."""
+def run_campaign(campaign: Campaign, tasks: list[BenchTask], method: str, model: str, trials: int,
+                 executor: Executor | int, progress: Callable[[TrialRecord, int, int], None] | None = None,
+                 bar: CampaignProgress | None = None) -> list[TrialRecord]:
+    """Every missing trial of ``method`` on ``tasks`` on ``executor`` (an int: that many local trials at
+    once); the new records, in the order they were recorded.
+
+    Raises:
+        The first failed trial's error, once every other trial has ended and been recorded.
+    """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     by_name = {task.name: task for task in tasks}
@@ -120,9 +135,22 @@ def run_campaign(campaign: Campaign, tasks: list[BenchTask], method: str, model:
     with RunLock(campaign.folder, CAMPAIGN_LOCK):
         keys = campaign.pending([TrialKey(task.name, method, model, trial)
                                  for task in tasks for trial in range(trials)])
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for record in pool.map(lambda key: run_trial(campaign, by_name[key.task], key), keys):
-                records.append(record)
-                if progress is not None:
-                    progress(record, len(records), len(keys))
+        for name in dict.fromkeys(key.task for key in keys):  # made here, not by trials racing each other
+            method_task(campaign, by_name[name], method)
+
+        def record(key: TrialKey, result: TrialRecord) -> None:
+            campaign.append(result)
+            records.append(result)
+            if progress is not None:
+                progress(result, len(records), len(keys))
+
+        runner = LocalExecutor(executor) if isinstance(executor, int) else executor
+        failures = run_trials(runner, functools.partial(_trial, campaign, by_name), keys, record, bar)
+    if failures:
+        raise failures[0].error or RuntimeError(f"trial {failures[0].key} failed")
     return records
+
+
+def _trial(campaign: Campaign, tasks: dict[str, BenchTask], key: TrialKey) -> TrialRecord:
+    """A worker's trial: module-level, so that Dask ships it by name."""
+    return execute_trial(campaign, tasks[key.task], key)

@@ -3,6 +3,7 @@
     phact certify GOAL DESIGN [--json]    exit 0 certified, 1 failed/unknown/impossible
     phact goals [--domain D]
     phact run --model SPEC [--contract bare|structural] [--feedback weak|strong|structural] ...
+              [--executor local|dask] [--jobs N] [--scheduler ADDRESS]
     phact report RUN [RUN ...]            outcome rates with Wilson 95% intervals, per run
     phact adversaries [--domain D]        scripted forging attempts against both contracts
 
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 from physvec.cli.arguments import folder_name, output_folder
+from physvec.cli.campaign_options import add_executor_options
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 CONTRACTS = ("structural", "bare")
@@ -49,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
     run.add_argument("--run-id", type=folder_name, help="folder name under --runs-dir (default: phact-CONTRACT-FEEDBACK)")
     run.add_argument("--resume", action="store_true", help="continue an existing run")
+    add_executor_options(run)
     report = commands.add_parser("report", help="outcome rates of finished runs, with Wilson 95%% intervals")
     report.add_argument("runs", type=Path, nargs="+")
     attacks = commands.add_parser("adversaries", help="every scripted adversary against every goal, both contracts")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 from rich.console import Console
 
+from physvec.cli.campaign_options import campaign_executor, executor_problem
 from physvec.cli.display import print_certificate
 from physvec.cli.phact import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
 from physvec.verifiers.certificate import Verdict
@@ -23,7 +24,10 @@ from physvec.verifiers.phact.domains import DOMAINS, Domain
 from physvec.verifiers.phact.schema import Goal, MalformedInput, parse_design, parse_goal, read_json
 
 if TYPE_CHECKING:
-    from physvec.agents.phact_campaign import PhactRun
+    from langchain_core.language_models import BaseChatModel
+
+    from physvec.agents.model_client import ModelClient
+    from physvec.agents.phact_campaign import EpisodeModel, PhactRun
 
 
 def _certify(arguments: argparse.Namespace) -> int:
@@ -67,7 +71,6 @@ def _corpus_of(domain: str | None) -> list[tuple[Goal, Domain]]:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    from physvec.agents.model_client import ModelClient
     from physvec.agents.phact_campaign import run_campaign
     from physvec.agents.phact_proposer import LoopSettings
     from physvec.agents.providers import (
@@ -76,14 +79,17 @@ def _run(arguments: argparse.Namespace) -> int:
         make_chat_model,
         normalise_spec,
     )
-    from physvec.runstore.transcript import Transcript
+    from physvec.campaigns.executor import ExecutorUnavailable
     from physvec.verifiers.phact.tools import Contract
 
     if arguments.trials < 1:
         raise MalformedInput("--trials: must be at least 1")
+    problem = executor_problem(arguments)
+    if problem:
+        raise MalformedInput(problem)
     try:
         loop = LoopSettings(Contract(arguments.contract), arguments.feedback, arguments.rounds, arguments.reprompts)
-        model = make_chat_model(normalise_spec(arguments.model), ProviderSettings(base_url=arguments.base_url))
+        chat_model = make_chat_model(normalise_spec(arguments.model), ProviderSettings(base_url=arguments.base_url))
     except (ValueError, ModelSpecError, RecursionError) as error:
         raise MalformedInput(f"run settings: {_named(error)}") from None
     goals = [(goal, domain) for goal, domain in _corpus_of(arguments.domain)
@@ -93,14 +99,34 @@ def _run(arguments: argparse.Namespace) -> int:
     settings = {"model": normalise_spec(arguments.model), "contract": arguments.contract, "feedback": arguments.feedback,
                 "goals": [goal.id for goal, _ in goals], "trials": arguments.trials, "rounds": arguments.rounds,
                 "reprompts": arguments.reprompts}
-    run, console = _run_folder(arguments, settings), Console()
-    with _reading(run.folder):
-        client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
-        run.finished()  # read once here, so that an unreadable record file is named, not a traceback
-    run_campaign(run, goals, loop, arguments.trials, client,
-                 lambda e: console.print(f"{e.domain}/{e.goal} trial {e.trial}: {e.outcome} after {e.rounds} rounds"
-                                         f"{'  FALSE CERTIFICATE' if e.false_certificate else ''}"))
+    console = Console()
+    try:
+        with campaign_executor(arguments, console, "phact run") as (executor, bar):
+            run = _run_folder(arguments, settings)  # made only once the executor is up: a bad --scheduler leaves no run
+            with _reading(run.folder):
+                run.finished()  # read once here, so that an unreadable record file is named, not a traceback
+                model = _episode_model(arguments, run, chat_model)
+            run_campaign(run, goals, loop, arguments.trials, model,
+                         lambda e: console.print(f"{e.domain}/{e.goal} trial {e.trial}: {e.outcome} after {e.rounds} "
+                                                 f"rounds{'  FALSE CERTIFICATE' if e.false_certificate else ''}"),
+                         executor, bar)
+    except ExecutorUnavailable as error:
+        raise MalformedInput(f"run settings: {error}") from None
     return _write_report(run)
+
+
+def _episode_model(arguments: argparse.Namespace, run: PhactRun, chat_model: BaseChatModel) -> ModelClient | EpisodeModel:
+    """The run's one model client when episodes run one at a time here (the default), else what each
+    episode needs to make its own wherever it runs."""
+    from physvec.agents.model_client import ModelClient
+    from physvec.agents.phact_campaign import EpisodeModel
+    from physvec.agents.providers import ProviderSettings, normalise_spec
+    from physvec.runstore.transcript import Transcript
+
+    if arguments.executor == "local" and (arguments.jobs or 1) == 1:
+        return ModelClient(chat_model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
+    return EpisodeModel(normalise_spec(arguments.model), ProviderSettings(base_url=arguments.base_url),
+                        arguments.token_budget)
 
 
 def _named(error: BaseException) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from physvec.cli.arguments import output_folder
+from physvec.cli.campaign_options import add_executor_options, campaign_executor, executor_problem
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--model", required=True, help="model spec as for reproduce (library, openai:..., ...)")
     run.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
     run.add_argument("--trials", type=int, default=1)
-    run.add_argument("--jobs", type=int, default=1, help="trials run at once")
+    add_executor_options(run)
     run.add_argument("--out", type=output_folder, default=Path("qmp-campaign"), help="campaign folder (resumed if present)")
     report = commands.add_parser("report", help="write results.csv, results.md and pass_at_k.png of a campaign")
     report.add_argument("campaign", type=output_folder)
@@ -56,7 +57,7 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--method", default="physvec", choices=METHODS)
     run.add_argument("--model", default="library", help="model spec as for reproduce (default: library)")
     run.add_argument("--trials", type=int, default=1)
-    run.add_argument("--jobs", type=int, default=1)
+    add_executor_options(run)
     run.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
                      help="e.g. itensors=tenpy, orca=pyscf (besides the overlay's own)")
     run.add_argument("--out", type=output_folder, default=Path("qmp-upstream"), help="campaign folder (resumed if present)")
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     from rich.console import Console
 
+    from physvec.campaigns.executor import ExecutorUnavailable
     from physvec.qmp_bench.campaign import Campaign
     from physvec.qmp_bench.catalogue import bench_tasks
     from physvec.qmp_bench.faults import FaultCampaign
@@ -89,11 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     if not tasks:
         console.print(f"qmp-bench: no task matches {arguments.tasks!r} (see qmp-bench tasks)")
         return 2
-    if getattr(arguments, "trials", 1) < 1 or arguments.jobs < 1:
-        console.print("qmp-bench: --trials and --jobs must be at least 1")
-        return 2
     if arguments.command == "faults":
+        if arguments.jobs < 1:
+            console.print("qmp-bench: --jobs must be at least 1")
+            return 2
         return _faults(FaultCampaign(arguments.out), tasks, arguments.jobs, console)
+    problem = "--trials must be at least 1" if arguments.trials < 1 else executor_problem(arguments)
+    if problem:
+        console.print(f"qmp-bench: {problem}")
+        return 2
     campaign = Campaign(arguments.out)
 
     def progress(record: TrialRecord, done: int, total: int) -> None:
@@ -108,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"qmp-bench: --model {arguments.model}: {problem}", markup=False)
         return 2
     try:
-        run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, arguments.jobs, progress)
-    except RunBusy as error:
+        with campaign_executor(arguments, console, "qmp-bench run") as (executor, bar):
+            run_campaign(campaign, tasks, arguments.method, arguments.model, arguments.trials, executor, progress, bar)
+    except (RunBusy, ExecutorUnavailable) as error:
         console.print(f"qmp-bench: {error}", markup=False)
         return 2
     return _report(campaign, campaign.records(), console)

@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from physvec.campaigns.executor import ExecutorUnavailable
+from physvec.cli.campaign_options import campaign_executor, executor_problem
 from physvec.qmp_bench.campaign import Campaign, TrialRecord
 from physvec.qmp_bench.catalogue import bench_tasks
 from physvec.qmp_bench.runner import run_campaign
@@ -64,8 +66,9 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     except SubstitutionError as error:
         console.print(f"qmp-bench upstream: {error}")
         return EXIT_BAD_INPUT
-    if arguments.trials < 1 or arguments.jobs < 1:
-        console.print("qmp-bench upstream: --trials and --jobs must be at least 1")
+    problem = "--trials must be at least 1" if arguments.trials < 1 else executor_problem(arguments)
+    if problem:
+        console.print(f"qmp-bench upstream: {problem}")
         return EXIT_BAD_INPUT
     compiled_root = arguments.out / "compiled"
     chosen = [path for path in upstream_files(arguments.dataset)
@@ -84,6 +87,11 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     def progress(record: TrialRecord, done: int, total: int) -> None:
         console.print(f"[{done}/{total}] {record.task} trial {record.trial}: {record.verdict}, {record.seconds:.0f} s")
 
-    run_campaign(campaign, bench_tasks("*", root=compiled_root), arguments.method, arguments.model, arguments.trials,
-                 arguments.jobs, progress)
+    try:
+        with campaign_executor(arguments, console, "qmp-bench upstream run") as (executor, bar):
+            run_campaign(campaign, bench_tasks("*", root=compiled_root), arguments.method, arguments.model,
+                         arguments.trials, executor, progress, bar)
+    except ExecutorUnavailable as error:
+        console.print(f"qmp-bench upstream: {error}", markup=False)
+        return EXIT_BAD_INPUT
     return _status(arguments.dataset, campaign, console)

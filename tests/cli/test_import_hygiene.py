@@ -16,7 +16,7 @@ import pytest
 
 HEAVY = ("langchain_core", "langchain_openai", "langgraph", "openai", "statsmodels", "pandas", "matplotlib",
          "sympy", "networkx", "chromadb", "tenpy", "netket", "qiskit", "qiskit_aer", "pyscf", "jax", "torch",
-         "scipy", "hypothesis", "pymatgen", "spglib")
+         "scipy", "hypothesis", "pymatgen", "spglib", "dask", "distributed", "dask_jobqueue")
 ENTRY_POINTS = ("physvec.cli.main", "physvec.cli.dualitycert", "physvec.cli.phact", "physvec.cli.qmp_bench",
                 "physvec.cli.matpcr")
 

@@ -1,0 +1,1 @@
+"""Where a campaign's trials run (locally or on a Dask cluster), and the client-side loop that records them."""
