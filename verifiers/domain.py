@@ -5,7 +5,9 @@ the prefix "dualitycert:".  PHACT judges a design file {"goal": GOAL, "design": 
 object or the id of a corpus goal) with its engine, under the prefix "phact:"; an engine impossibility
 certificate is a failed "phact:goal_is_achievable" obligation carrying the certificate as evidence.  The
 design file's own impossibility claim is one obligation among the others ("phact:design_claims_impossible",
-failed when the design meets its goal), never the verdict.
+failed when the design meets its goal), never the verdict.  MatPCR judges a claims file (an item, or a corpus
+item id, with claims or reasoning to parse) with its oracles, one obligation per claim under the prefix
+"matpcr:"; the oracles have one strictness, so the final judge sees what `matpcr check` prints.
 Checkers not built yet report not_implemented; a task naming none gets a not_applicable obligation.
 """
 
@@ -16,6 +18,10 @@ from pathlib import Path
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
 from physvec.verifiers.dualitycert.registry import FINAL, certify
 from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, read_json
+from physvec.verifiers.matpcr import oracles as matpcr
+from physvec.verifiers.matpcr.schema import MalformedInput as MalformedClaims
+from physvec.verifiers.matpcr.schema import parse_claims_file
+from physvec.verifiers.matpcr.schema import read_json as read_matpcr_json
 from physvec.verifiers.phact import contract as phact
 from physvec.verifiers.phact.corpus import corpus_goal
 from physvec.verifiers.phact.domains import Domain
@@ -60,6 +66,16 @@ def phact_obligations(design_file: Path) -> list[Obligation]:
     return obligations
 
 
+def matpcr_obligations(claims_file: Path) -> list[Obligation]:
+    """One obligation per claim of the file, or one error naming the field that cannot be read."""
+    try:
+        certificate = matpcr.certify(parse_claims_file(read_matpcr_json(claims_file, "claims")))
+    except MalformedClaims as error:
+        return [Obligation(name="matpcr:claims", category="matpcr", outcome=Outcome.ERROR,
+                           message=f"{claims_file.name}: {error}")]
+    return [o.model_copy(update={"name": f"matpcr:{o.name}"}) for o in certificate.obligations]
+
+
 class DomainCheckVerifier:
     name = "domain_checks"
 
@@ -70,6 +86,8 @@ class DomainCheckVerifier:
                 obligations += dualitycert_obligations(subject.task.domain_inputs[check.checker])
             elif check.checker == "phact":
                 obligations += phact_obligations(subject.task.domain_inputs[check.checker])
+            elif check.checker == "matpcr":
+                obligations += matpcr_obligations(subject.task.domain_inputs[check.checker])
             else:
                 obligations.append(not_implemented(check.checker, check.checker,
                                                    f"the {check.checker} checker is not built yet"))

@@ -74,3 +74,38 @@ def test_an_unreadable_phact_file_is_an_error_never_a_traceback(tmp_path):
     path.write_bytes(b'{"goal": "cutoff-at-1-khz", "design": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
     (bad,) = phact_obligations(path)
     assert bad.outcome is Outcome.ERROR and "nested too deeply" in bad.message
+
+
+def test_a_matpcr_claims_file_gives_one_prefixed_obligation_per_claim():
+    from tests.examples.test_matpcr_examples import EXAMPLES
+
+    from physvec.verifiers.domain import matpcr_obligations
+
+    outcomes = {o.name: o.outcome for o in matpcr_obligations(EXAMPLES / "si_diffraction_violating.json")}
+    assert outcomes == {"matpcr:diffraction:0:28.44 deg (111)": Outcome.CERTIFIED,
+                        "matpcr:diffraction:1:32.96 deg (200)": Outcome.FAILED}
+
+
+def test_an_unreadable_matpcr_file_is_an_error_naming_the_field(tmp_path):
+    from physvec.verifiers.domain import matpcr_obligations
+
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"item": "raman:Si", "claims": [{"constraint": "raman", "value": 520, "unit": "K"}]}))
+    (bad,) = matpcr_obligations(path)
+    assert bad.outcome is Outcome.ERROR and "claims.0" in bad.message
+
+
+def test_the_domain_check_node_runs_matpcr_for_a_task_that_names_it(tmp_path):
+    from types import SimpleNamespace
+
+    from tests.examples.test_matpcr_examples import EXAMPLES
+
+    from physvec.taskfiles.task import DomainCheck
+    from physvec.verifiers.domain import DomainCheckVerifier
+
+    script = tmp_path / "script.py"
+    script.write_text("PARAMS = {}\n")
+    task = SimpleNamespace(task=SimpleNamespace(domain_checks=[DomainCheck(checker="matpcr", input="claims.json")]),
+                           domain_inputs={"matpcr": EXAMPLES / "si_diffraction_consistent.json"})
+    certificate = DomainCheckVerifier().verify(SimpleNamespace(script=script, task=task))
+    assert certificate.verdict.value == "certified" and len(certificate.obligations) == 3

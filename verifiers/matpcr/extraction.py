@@ -16,7 +16,8 @@ from physvec.verifiers.matpcr.schema import Claim, Constraint, Span
 NUMBER = r"(?<![\w.])(?P<value>-?\d+(?:\.\d+)?)"
 HKL = r"\(\s*(?P<hkl>-?\d\s*,?\s*-?\d\s*,?\s*-?\d(?:\s*,?\s*-?\d)?)\s*\)"
 DIFFRACTION = re.compile(
-    rf"(?:{HKL}\s*(?:reflection|peak|line|plane)?s?\s*(?:at|near|around|of|=|≈|~|:)?\s*"
+    rf"(?:{HKL}\s*(?:reflection|peak|line|plane)?s?\s*(?:(?:lies|is|appears|occurs|sits)\s+)?"
+    rf"(?:at|near|around|of|=|≈|~|:)?\s*"
     rf"(?:2\s*θ|2\s*theta)?\s*(?:=|≈|~|:|of)?\s*)?{NUMBER}\s*(?P<unit>°|º|degrees?\b|deg\b)", re.IGNORECASE)
 BRAGG_ANGLE_BEFORE = re.compile(r"(?<!2)(?<!2\s)(?:θ|theta)\s*(?:=|≈|~|:|of)?\s*$", re.IGNORECASE)
 LENGTH = re.compile(rf"{NUMBER}\s*(?P<unit>nm|nanomet(?:er|re)s?|µm|μm|um|microns?|micromet(?:er|re)s?|mm)\b",

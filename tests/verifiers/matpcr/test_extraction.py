@@ -10,7 +10,7 @@ def _read(text: str, constraint: str) -> list[tuple]:
 
 
 def test_two_theta_with_and_without_an_assigned_reflection():
-    text = "Peaks: the (111) reflection at 2θ = 28.44°, then (2 2 0) near 47.3 degrees and one at 56.1 deg."
+    text = "Peaks: the (111) reflection lies at 2θ = 28.44°, then (2 2 0) near 47.3 degrees and one at 56.1 deg."
     assert _read(text, "diffraction") == [(28.44, "deg", None, [1, 1, 1]), (47.3, "deg", None, [2, 2, 0]),
                                           (56.1, "deg", None, None)]
 
