@@ -9,7 +9,8 @@ to a JSON-lines record file (runstore.records.RecordFile), and a rerun skips the
 Whether a verdict was false is never decided by the verdict's own code path:
 
 dualitycert  certify (FINAL settings) on a claim read as a file would be (parse_claim); the truth is
-             ground_truth.label (structural equivalence to dualize(A, k), no anomaly or ring code).  Classes:
+             ground_truth.label (mutation_judge.py: Seiberg duality at each node written a second time from
+             the physics, compared by its own isomorphism search; none of the verdict's code).  Classes:
              copy_of_a, padded_copy, ring_switched_off, trace_coupling_dropped, baryonic_r_shift and the
              depth-1 perturbations of perturb.py.  A self-dual cell's copy of A is its correct dual: the label
              says so, and the trial is judged like any other.

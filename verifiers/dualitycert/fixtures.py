@@ -5,7 +5,9 @@ generator picks up to ``per_class`` candidates of each class (0: every candidate
 
 Labels come from ground_truth.py, never from the verifier: a perturbed B is right when it is structurally
 A's Seiberg dual at some node (a sign flip that a field rescaling absorbs), wrong when it is none, and
-unlabelled when that could not be decided.  Only then is the verifier asked, so a campaign sees the
+unlabelled when that could not be decided.  The judge behind them (mutation_judge.py) shares no code with
+the verdict; the candidates are still perturbations of dualize.py's dual at the cell's node, and the
+judge labels them like any other B.  Only then is the verifier asked, so a campaign sees the
 verifier's own mistakes: a wrong B that the final judge certifies is a verifier miss, reported in the
 manifest (``verifier_misses``) and on the command line, never a silent drop; one that only level 3
 certifies is an interaction miss.
@@ -148,8 +150,9 @@ def write_fixtures(folder: Path, config: FixtureConfig, fixtures: list[Fixture],
     manifest = {"config": asdict(config), "config_sha256": sha256(config_text), "fixtures": entries,
                 "attrition": {kind: {column: tally.counts[(kind, column)] for column in ("sampled", "kept", *DROP_REASONS)}
                               for kind in CLASSES},
-                "label_source": "ground_truth: structural equivalence to dualize(A, node) after the normal form, "
-                                "up to relabelling, conjugation and field rescalings",
+                "label_source": "ground_truth: mutation_judge, an independent Seiberg dual of A at each node (quiver "
+                                "mutation with potential, massive fields integrated out), compared up to "
+                                "relabelling, conjugation and field rescalings; no code shared with the verdict",
                 "verifier_misses": tally.misses, "dropped": tally.dropped}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest

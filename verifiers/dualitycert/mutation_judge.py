@@ -185,7 +185,7 @@ def _split_traces(potential: Potential, traces: dict[Name, tuple[Name, int]]) ->
             for i in traced:
                 c /= traces[walk[i]][1]
             kept = tuple(name for i, name in enumerate(walk) if i not in traced)
-            if not kept:
+            if traced and not kept:
                 c *= traces[walk[0]][1]  # tr of the N x N identity
             split[word(kept, singlets + tuple(traces[walk[i]][0] for i in traced))] += c
     return split
