@@ -3,6 +3,9 @@
     matpcr check CLAIMS [--json]                 exit 0 certified, 1 failed or unknown
     matpcr validate-oracles [--n N] [--seed S] [--family F ...] [--rates 0.1,0.3,0.5] [--json]
                                                  exit 0 when no injected violation was certified, else 1
+    matpcr evaluate --model SPEC [--family F ...] [--n 30] [--seeds 3] [--items GLOB] [--bootstrap 10000]
+                    [--runs-dir runs] [--run-id ID] [--resume]
+                                                 PCR and accuracy per type with bootstrap intervals
     matpcr schemas [--out FOLDER]                the JSON Schemas of claims files, claims and reasoning chains
 
 Exit status 2: an unreadable claims file, an unknown item or material, a claim of another constraint than
@@ -15,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from physvec.cli.arguments import output_folder
+from physvec.cli.arguments import folder_name, output_folder
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 FAMILIES = ("diffraction", "microscopy", "raman", "stability", "band_gap", "magnetisation")
@@ -34,6 +37,18 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--family", action="append", choices=FAMILIES, help="one family (repeatable; default all)")
     validate.add_argument("--rates", default="0.1,0.3,0.5", help="comma-separated injection rates in (0, 1]")
     validate.add_argument("--json", action="store_true", help="print the rows as JSON")
+    evaluate = commands.add_parser("evaluate", help="a model reasons about drawn items; PCR and accuracy per type")
+    evaluate.add_argument("--model", required=True, help="openai:<name>, scripted:<file> or replay:<run dir>")
+    evaluate.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    evaluate.add_argument("--family", action="append", choices=FAMILIES, help="one type (repeatable; default all)")
+    evaluate.add_argument("--n", type=int, default=30, help="items per type and seed (default 30)")
+    evaluate.add_argument("--seeds", type=int, default=3, help="seeds per type (default 3)")
+    evaluate.add_argument("--items", default="*", help="glob over item ids, e.g. 'diffraction:Si' (default: all)")
+    evaluate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    evaluate.add_argument("--token-budget", type=int, default=2_000_000)
+    evaluate.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
+    evaluate.add_argument("--run-id", type=folder_name, help="folder name under --runs-dir (default: matpcr-eval)")
+    evaluate.add_argument("--resume", action="store_true", help="continue an existing run")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of MatPCR files")
     schemas.add_argument("--out", type=output_folder, default=Path("schemas"))
     return parser

@@ -59,6 +59,55 @@ def _validate(arguments: argparse.Namespace) -> int:
     return EXIT_CERTIFIED if missed == 0 else EXIT_NOT_CERTIFIED
 
 
+def _evaluate(arguments: argparse.Namespace) -> int:
+    from physvec.agents.matpcr_campaign import run_evaluation
+    from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
+    from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+    from physvec.runstore.records import CampaignFolderRefused, campaign_folder
+    from physvec.runstore.transcript import EventType, Transcript
+    from physvec.verifiers.matpcr.pcr import markdown, summarise
+    from physvec.verifiers.matpcr.references import offline_snapshot
+    from physvec.verifiers.matpcr.sampling import draw
+
+    for flag, value in (("--n", arguments.n), ("--seeds", arguments.seeds), ("--bootstrap", arguments.bootstrap)):
+        if value < 1:
+            raise MalformedInput(f"{flag}: must be at least 1")
+    families = tuple(dict.fromkeys(arguments.family)) if arguments.family else CONSTRAINTS
+    provider = offline_snapshot()
+    try:
+        draws = [d for family in families for seed in range(arguments.seeds)
+                 for d in draw(family, arguments.n, seed, provider, arguments.items)]
+    except ValueError as error:
+        raise MalformedInput(f"--items: {error}") from None
+    spec = normalise_spec(arguments.model)
+    settings = {"model": spec, "families": list(families), "n": arguments.n, "seeds": arguments.seeds,
+                "items": arguments.items}
+    try:
+        folder = campaign_folder(arguments.runs_dir / (arguments.run_id or "matpcr-eval"), settings, arguments.resume)
+    except (CampaignFolderRefused, ValueError) as error:
+        raise MalformedInput(str(error).split("\n")[0]) from None
+    transcript = Transcript(folder / "transcript.jsonl")
+    served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
+    try:
+        model = make_chat_model(spec, ProviderSettings(base_url=arguments.base_url), already_served=served)
+    except ModelSpecError as error:
+        raise MalformedInput(f"--model: {error}") from None
+    client = ModelClient(model, transcript, arguments.token_budget)
+    try:
+        records = run_evaluation(folder, draws, client, provider,
+                                 lambda r: print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} consistent"))
+    except (BudgetExhausted, ModelUnavailable) as error:
+        print(f"matpcr: evaluation stopped, the model could not answer: {error} (resume with --resume)")
+        return EXIT_NOT_CERTIFIED
+    rows = summarise(records, replicates=arguments.bootstrap)
+    text = markdown(rows, f"{folder.name}: {spec}, {len(records)} responses")
+    (folder / "summary.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (folder / "report.md").write_text(text)
+    print(text, end="")
+    print(f"wrote {folder}/report.md and summary.json")
+    return 0
+
+
 def _schemas(arguments: argparse.Namespace) -> int:
     arguments.out.mkdir(parents=True, exist_ok=True)
     for kind, model in SCHEMA_MODELS.items():
@@ -68,4 +117,4 @@ def _schemas(arguments: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check": _check, "validate-oracles": _validate, "schemas": _schemas}
+COMMANDS = {"check": _check, "validate-oracles": _validate, "evaluate": _evaluate, "schemas": _schemas}

@@ -1,0 +1,65 @@
+"""A MatPCR evaluation: a model reasons about drawn items, the parser reads its claims, the oracles judge them.
+
+A run folder holds run.json (the settings: a resume with other settings is refused), transcript.jsonl (every
+model call) and responses.jsonl (one record per answered item, with its counts).  A resumed evaluation skips
+the (constraint, seed, index) keys already recorded; the model client serves replies it already has.  The
+prompt states the item's inputs only (sampling.py); what the oracles compute stays in their certificates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from langchain_core.messages import HumanMessage
+from pydantic import ConfigDict
+
+from physvec.agents.model_client import ModelClient
+from physvec.agents.prompts import render
+from physvec.runstore.records import RecordFile
+from physvec.verifiers.matpcr.oracles import certify
+from physvec.verifiers.matpcr.pcr import Tally, tally
+from physvec.verifiers.matpcr.references import OfflineSnapshot
+from physvec.verifiers.matpcr.sampling import Draw
+from physvec.verifiers.matpcr.schema import ClaimsFile
+
+RECORDS = "responses.jsonl"
+
+
+class ResponseRecord(Tally):
+    """One answered item: where it was drawn, the reply, and the oracles' counts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seed: int
+    index: int
+    item: str
+    reply: str
+    verdict: str
+
+
+def messages(draw: Draw) -> list[HumanMessage]:
+    return [HumanMessage(render("matpcr_item.j2", draw=draw, facts=draw.facts))]
+
+
+def answer(draw: Draw, client: ModelClient, provider: OfflineSnapshot, step: int) -> ResponseRecord:
+    """Ask the model about one item and judge what it claims."""
+    reply = client.ask("matpcr_reasoner", messages(draw), node="matpcr_evaluate", step=step)
+    certificate = certify(ClaimsFile(item=draw.item, reasoning=reply), provider)
+    counts = tally(draw.constraint, certificate).model_dump()
+    return ResponseRecord(**counts, seed=draw.seed, index=draw.index, item=draw.item.id, reply=reply,
+                          verdict=certificate.verdict.value)
+
+
+def run_evaluation(folder: Path, draws: Sequence[Draw], client: ModelClient, provider: OfflineSnapshot,
+                   on_record: Callable[[ResponseRecord], None] = lambda record: None) -> list[ResponseRecord]:
+    """Every draw answered once (already recorded ones skipped); returns all records of the run."""
+    records = RecordFile(folder / RECORDS, ResponseRecord)
+    done = {(r.constraint, r.seed, r.index) for r in records.read()}
+    for step, draw in enumerate(draws):
+        if (draw.constraint, draw.seed, draw.index) in done:
+            continue
+        record = answer(draw, client, provider, step)
+        records.append(record)
+        on_record(record)
+    return records.read()

@@ -1,0 +1,73 @@
+"""`matpcr evaluate` with scripted models: PCR and accuracy per type with response-level bootstrap intervals,
+a resumable run, and prompts that state an item's inputs but never an oracle's expected value."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from physvec.agents.matpcr_campaign import messages
+from physvec.cli.matpcr import EXIT_BAD_INPUT, EXIT_NOT_CERTIFIED, main
+from physvec.verifiers.matpcr.diffraction import structure_peaks
+from physvec.verifiers.matpcr.references import offline_snapshot
+from physvec.verifiers.matpcr.sampling import draw
+from tests.support.scripted import write_replies
+
+RIGHT = "Diamond cubic: (111) at 2θ = 28.44° and (220) at 47.30°."
+"""both claims consistent and accurate"""
+RETREATING = "(111) at 2θ = 28.8° and (200) at 32.96°."
+"""28.8 passes the 0.5-degree oracle but misses the 0.1-degree accuracy; (200) is extinct in Si"""
+
+
+def _evaluate(tmp_path, replies, *extra):
+    model = write_replies(tmp_path / "scripted_matpcr_replies.json", *replies)
+    return main(["evaluate", "--model", f"scripted:{model}", "--family", "diffraction", "--items", "diffraction:Si",
+                 "--n", "2", "--seeds", "1", "--bootstrap", "2000", "--runs-dir", str(tmp_path / "runs"), *extra])
+
+
+def test_pcr_and_accuracy_are_counted_per_claim_with_bootstrap_intervals_over_responses(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT, RETREATING]) == 0
+    rows = json.loads((tmp_path / "runs" / "matpcr-eval" / "summary.json").read_text())
+    diffraction = rows[0]
+    assert diffraction["constraint"] == "diffraction" and diffraction["responses"] == 2
+    assert (diffraction["pcr"]["count"], diffraction["pcr"]["of"], diffraction["pcr"]["rate"]) == (3, 4, 0.75)
+    assert (diffraction["accuracy"]["count"], diffraction["accuracy"]["of"]) == (2, 4)
+    # two responses: a replicate holds both (PCR 1.0), neither (0.5) or one of each (0.75)
+    assert diffraction["pcr"]["ci95"] == [0.5, 1.0]
+    assert "| diffraction | 2 | 4 | 0.750 (3/4) [0.500, 1.000] | 0.500 (2/4)" in capsys.readouterr().out
+
+
+def test_a_stopped_evaluation_resumes_where_it_stopped(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT]) == EXIT_NOT_CERTIFIED, "the script holds one reply for two items"
+    assert _evaluate(tmp_path, [RIGHT, RETREATING], "--resume") == 0
+    records = (tmp_path / "runs" / "matpcr-eval" / "responses.jsonl").read_text().splitlines()
+    assert [json.loads(line)["consistent"] for line in records] == [2, 1]
+
+
+def test_a_resume_with_other_settings_is_refused(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT, RETREATING]) == 0
+    model = write_replies(tmp_path / "scripted_other.json", RIGHT)
+    assert main(["evaluate", "--model", f"scripted:{model}", "--family", "diffraction", "--items", "diffraction:Si",
+                 "--n", "1", "--seeds", "1", "--runs-dir", str(tmp_path / "runs"), "--resume"]) == EXIT_BAD_INPUT
+    assert "settings differ" in capsys.readouterr().err
+
+
+def test_an_items_glob_matching_nothing_exits_2(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT], "--items", "diffraction:Unobtainium") == EXIT_BAD_INPUT
+    assert "--items" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("family", ["diffraction", "stability", "band_gap", "magnetisation", "microscopy"])
+def test_no_prompt_states_an_expected_value(family):
+    provider = offline_snapshot()
+    for drawn in draw(family, 4, 0, provider):
+        prompt = messages(drawn)[0].content
+        if family == "diffraction":
+            peaks = structure_peaks(str(drawn.item.material), drawn.item.wavelength_angstrom)
+            assert not any(f"{peak.two_theta:.2f}" in prompt for peak in peaks)
+        elif family != "microscopy":
+            record = provider.record(str(drawn.item.material))
+            for value in (record.band_gap, record.magnetisation):
+                assert value is None or value.value == 0 or f"{value.value}" not in prompt
+        assert "source" not in prompt.lower()
