@@ -90,6 +90,42 @@ def test_a_node_whose_r_mixes_with_baryon_number_gets_the_shifted_dual_charges()
     assert any("anomaly" in problem for problem in r_problems(naive))  # 1 - R alone is anomalous at node 2
 
 
+def _electric_theories() -> dict[str, Theory]:
+    return {cell.electric_file: cell.electric() for cell in seed_cells()}
+
+
+def test_fields_away_from_the_node_keep_their_r_charge_and_every_dual_is_consistent() -> None:
+    # Duality at k is local: a field that does not touch k is a spectator, its charges unchanged.
+    for name, electric in _electric_theories().items():
+        for node in electric.nodes:
+            try:
+                dual = dual_at(electric, node)
+            except mutation_judge.NotDualisable:
+                continue
+            kept = {("e", a.label): (a.source, a.target, a.r_charge) for a in electric.arrows
+                    if node not in (a.source, a.target) and ("e", a.label) in dual.arrows}
+            assert all(dual.arrows[n] == arrow for n, arrow in kept.items()), (name, node)
+            assert r_problems(dual) == [], (name, node)
+
+
+def test_dualising_twice_at_a_node_gives_back_a() -> None:
+    # Seiberg duality is an involution: the second dual's mesons pair with the first's and leave, the dual
+    # quarks of the dual quarks are A's quarks, and the baryonic R shifts cancel.
+    for name, electric in _electric_theories().items():
+        for node in electric.nodes:
+            try:
+                once = dual_at(electric, node)
+            except mutation_judge.NotDualisable:
+                continue
+            try:
+                twice = integrate_out(mutation_judge.mutate(once, node))
+            except mutation_judge.Undecided as error:
+                # SPP: the trace singlets of the two duals pair up, and their F-terms are double traces
+                assert name.startswith("spp") and "double-trace" in str(error), (name, node, error)
+                continue
+            assert equivalent(read(electric), twice), (name, node)
+
+
 def test_every_seed_cells_dual_from_the_verdict_path_is_judged_right(seed_claims: dict[str, Claim]) -> None:
     for name, claim in seed_claims.items():
         truth, why = judge(claim.theory_a, claim.theory_b)
