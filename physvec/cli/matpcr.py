@@ -6,6 +6,8 @@
     matpcr evaluate --model SPEC [--family F ...] [--n 30] [--seeds 3] [--items GLOB] [--bootstrap 10000]
                     [--runs-dir runs] [--run-id ID] [--resume]
                                                  PCR and accuracy per type with bootstrap intervals
+    matpcr cgsv --model SPEC [--family diffraction|raman] [--rounds 2] [same sampling and run flags]
+                                                 oracle-guided revision beside three controls, McNemar + Holm
     matpcr schemas [--out FOLDER]                the JSON Schemas of claims files, claims and reasoning chains
 
 Exit status 2: an unreadable claims file, an unknown item or material, a claim of another constraint than
@@ -23,6 +25,22 @@ from physvec.cli.arguments import folder_name, output_folder
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 FAMILIES = ("diffraction", "microscopy", "raman", "stability", "band_gap", "magnetisation")
 """physvec.verifiers.matpcr.schema.CONSTRAINTS restated (a test keeps them equal), so the parser loads no oracle."""
+CGSV_FAMILIES = ("diffraction", "raman")
+"""physvec.agents.matpcr_cgsv.FAMILIES restated: revision runs on diffraction and spectra only"""
+
+
+def _campaign_flags(command: argparse.ArgumentParser, families: tuple[str, ...], default_id: str) -> None:
+    """Model, sampling and run-folder flags shared by evaluate and cgsv."""
+    command.add_argument("--model", required=True, help="openai:<name>, scripted:<file> or replay:<run dir>")
+    command.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    command.add_argument("--family", action="append", choices=families, help="one type (repeatable; default all)")
+    command.add_argument("--n", type=int, default=30, help="items per type and seed (default 30)")
+    command.add_argument("--seeds", type=int, default=3, help="seeds per type (default 3)")
+    command.add_argument("--items", default="*", help="glob over item ids, e.g. 'diffraction:Si' (default: all)")
+    command.add_argument("--token-budget", type=int, default=2_000_000)
+    command.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
+    command.add_argument("--run-id", type=folder_name, help=f"folder name under --runs-dir (default: {default_id})")
+    command.add_argument("--resume", action="store_true", help="continue an existing run")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,17 +56,11 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--rates", default="0.1,0.3,0.5", help="comma-separated injection rates in (0, 1]")
     validate.add_argument("--json", action="store_true", help="print the rows as JSON")
     evaluate = commands.add_parser("evaluate", help="a model reasons about drawn items; PCR and accuracy per type")
-    evaluate.add_argument("--model", required=True, help="openai:<name>, scripted:<file> or replay:<run dir>")
-    evaluate.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    evaluate.add_argument("--family", action="append", choices=FAMILIES, help="one type (repeatable; default all)")
-    evaluate.add_argument("--n", type=int, default=30, help="items per type and seed (default 30)")
-    evaluate.add_argument("--seeds", type=int, default=3, help="seeds per type (default 3)")
-    evaluate.add_argument("--items", default="*", help="glob over item ids, e.g. 'diffraction:Si' (default: all)")
+    _campaign_flags(evaluate, FAMILIES, "matpcr-eval")
     evaluate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap replicates (default 10000)")
-    evaluate.add_argument("--token-budget", type=int, default=2_000_000)
-    evaluate.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
-    evaluate.add_argument("--run-id", type=folder_name, help="folder name under --runs-dir (default: matpcr-eval)")
-    evaluate.add_argument("--resume", action="store_true", help="continue an existing run")
+    cgsv = commands.add_parser("cgsv", help="oracle-guided revision and its controls, paired McNemar with Holm")
+    _campaign_flags(cgsv, CGSV_FAMILIES, "matpcr-cgsv")
+    cgsv.add_argument("--rounds", type=int, default=2, help="revision rounds K (default 2)")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of MatPCR files")
     schemas.add_argument("--out", type=output_folder, default=Path("schemas"))
     return parser

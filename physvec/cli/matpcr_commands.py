@@ -59,31 +59,32 @@ def _validate(arguments: argparse.Namespace) -> int:
     return EXIT_CERTIFIED if missed == 0 else EXIT_NOT_CERTIFIED
 
 
-def _evaluate(arguments: argparse.Namespace) -> int:
-    from physvec.agents.matpcr_campaign import run_evaluation
-    from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
-    from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-    from physvec.runstore.records import CampaignFolderRefused, campaign_folder
-    from physvec.runstore.transcript import EventType, Transcript
-    from physvec.verifiers.matpcr.pcr import markdown, summarise
+def _draws(arguments: argparse.Namespace, families: tuple[str, ...]) -> list:
+    """The items of a campaign, per type and seed; a bad count or a glob matching nothing is bad input."""
     from physvec.verifiers.matpcr.references import offline_snapshot
     from physvec.verifiers.matpcr.sampling import draw
 
-    for flag, value in (("--n", arguments.n), ("--seeds", arguments.seeds), ("--bootstrap", arguments.bootstrap)):
-        if value < 1:
-            raise MalformedInput(f"{flag}: must be at least 1")
-    families = tuple(dict.fromkeys(arguments.family)) if arguments.family else CONSTRAINTS
-    provider = offline_snapshot()
+    for flag in ("n", "seeds", "bootstrap", "rounds"):
+        if getattr(arguments, flag, 1) < 1:
+            raise MalformedInput(f"--{flag}: must be at least 1")
     try:
-        draws = [d for family in families for seed in range(arguments.seeds)
-                 for d in draw(family, arguments.n, seed, provider, arguments.items)]
+        return [d for family in families for seed in range(arguments.seeds)
+                for d in draw(family, arguments.n, seed, offline_snapshot(), arguments.items)]
     except ValueError as error:
         raise MalformedInput(f"--items: {error}") from None
+
+
+def _client(arguments: argparse.Namespace, default_id: str, settings: dict[str, object]):  # -> (Path, ModelClient)
+    """The campaign folder (settings pinned in run.json) and a model client that resumes its transcript."""
+    from physvec.agents.model_client import ModelClient
+    from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+    from physvec.runstore.records import CampaignFolderRefused, campaign_folder
+    from physvec.runstore.transcript import EventType, Transcript
+
     spec = normalise_spec(arguments.model)
-    settings = {"model": spec, "families": list(families), "n": arguments.n, "seeds": arguments.seeds,
-                "items": arguments.items}
     try:
-        folder = campaign_folder(arguments.runs_dir / (arguments.run_id or "matpcr-eval"), settings, arguments.resume)
+        folder = campaign_folder(arguments.runs_dir / (arguments.run_id or default_id), {"model": spec, **settings},
+                                 arguments.resume)
     except (CampaignFolderRefused, ValueError) as error:
         raise MalformedInput(str(error).split("\n")[0]) from None
     transcript = Transcript(folder / "transcript.jsonl")
@@ -92,20 +93,59 @@ def _evaluate(arguments: argparse.Namespace) -> int:
         model = make_chat_model(spec, ProviderSettings(base_url=arguments.base_url), already_served=served)
     except ModelSpecError as error:
         raise MalformedInput(f"--model: {error}") from None
-    client = ModelClient(model, transcript, arguments.token_budget)
-    try:
-        records = run_evaluation(folder, draws, client, provider,
-                                 lambda r: print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} consistent"))
-    except (BudgetExhausted, ModelUnavailable) as error:
-        print(f"matpcr: evaluation stopped, the model could not answer: {error} (resume with --resume)")
-        return EXIT_NOT_CERTIFIED
-    rows = summarise(records, replicates=arguments.bootstrap)
-    text = markdown(rows, f"{folder.name}: {spec}, {len(records)} responses")
+    return folder, ModelClient(model, transcript, arguments.token_budget)
+
+
+def _write(folder, rows: list, text: str) -> int:
     (folder / "summary.json").write_text(json.dumps(rows, indent=1) + "\n")
     (folder / "report.md").write_text(text)
     print(text, end="")
     print(f"wrote {folder}/report.md and summary.json")
     return 0
+
+
+def _evaluate(arguments: argparse.Namespace) -> int:
+    from physvec.agents.matpcr_campaign import run_evaluation
+    from physvec.agents.model_client import BudgetExhausted, ModelUnavailable
+    from physvec.verifiers.matpcr.pcr import markdown, summarise
+    from physvec.verifiers.matpcr.references import offline_snapshot
+
+    families = tuple(dict.fromkeys(arguments.family)) if arguments.family else CONSTRAINTS
+    draws = _draws(arguments, families)
+    folder, client = _client(arguments, "matpcr-eval", {"families": list(families), "n": arguments.n,
+                                                        "seeds": arguments.seeds, "items": arguments.items})
+    try:
+        records = run_evaluation(folder, draws, client, offline_snapshot(),
+                                 lambda r: print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} consistent"))
+    except (BudgetExhausted, ModelUnavailable) as error:
+        print(f"matpcr: evaluation stopped, the model could not answer: {error} (resume with --resume)")
+        return EXIT_NOT_CERTIFIED
+    rows = summarise(records, replicates=arguments.bootstrap)
+    return _write(folder, rows, markdown(rows, f"{folder.name}: {len(records)} responses"))
+
+
+def _cgsv(arguments: argparse.Namespace) -> int:
+    from physvec.agents.matpcr_cgsv import run_cgsv
+    from physvec.agents.model_client import BudgetExhausted, ModelUnavailable
+    from physvec.verifiers.matpcr.cgsv_analysis import CONDITIONS, markdown, paired_rows
+    from physvec.verifiers.matpcr.references import offline_snapshot
+
+    families = tuple(dict.fromkeys(arguments.family)) if arguments.family else ("diffraction", "raman")
+    draws = _draws(arguments, families)
+    folder, client = _client(arguments, "matpcr-cgsv", {"families": list(families), "n": arguments.n,
+                                                        "seeds": arguments.seeds, "items": arguments.items,
+                                                        "rounds": arguments.rounds})
+    try:
+        records = run_cgsv(folder, draws, client, offline_snapshot(), arguments.rounds,
+                           lambda r: print(f"{r.item} seed {r.seed}: {r.before.consistent}/{r.before.checkable} "
+                                           "consistent before"))
+    except (BudgetExhausted, ModelUnavailable) as error:
+        print(f"matpcr: revision stopped, the model could not answer: {error} (resume with --resume)")
+        return EXIT_NOT_CERTIFIED
+    pairs = {c: [(r.before, r.conditions[c].after) for r in records] for c in CONDITIONS}
+    rows = paired_rows(pairs)
+    return _write(folder, rows, markdown(rows, f"{folder.name}: {len(records)} items, up to {arguments.rounds} "
+                                               "revision rounds"))
 
 
 def _schemas(arguments: argparse.Namespace) -> int:
@@ -117,4 +157,4 @@ def _schemas(arguments: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check": _check, "validate-oracles": _validate, "evaluate": _evaluate, "schemas": _schemas}
+COMMANDS = {"check": _check, "validate-oracles": _validate, "evaluate": _evaluate, "cgsv": _cgsv, "schemas": _schemas}

@@ -1,0 +1,62 @@
+"""`matpcr cgsv` with scripted models: one that retreats to a value the 0.5-degree condition accepts and one
+that corrects; the McNemar tables are asserted exactly, and PCR rises in both while accuracy rises only for
+the model that corrects (the retreat the published caveat warns about)."""
+
+from __future__ import annotations
+
+import json
+
+from physvec.cli.matpcr import main
+from physvec.runstore.transcript import EventType, read_events
+from tests.support.scripted import write_replies
+
+WRONG = "Silicon shows the (200) reflection at 2θ = 32.96°."
+"""Bragg's law puts (200) there, but the diamond structure extinguishes it: a violation"""
+RETREAT = "Then the (111) reflection at 2θ = 28.8°."
+"""within 0.5 degrees of (111) at 28.44 (consistent), not within 0.1 (inaccurate)"""
+CORRECT = "Then the (111) reflection at 2θ = 28.44°."
+ITEMS = 3
+
+
+def scripted_model(tmp_path, revision: str) -> str:
+    """Per item: the first answer, one cgsv round, two self-refine rounds, two re-prompts, two best-of draws."""
+    per_item = [WRONG, revision, WRONG, WRONG, WRONG, WRONG, WRONG, WRONG]
+    return str(write_replies(tmp_path / f"scripted_cgsv_{len(revision)}.json", *(per_item * ITEMS)))
+
+
+def run(tmp_path, revision: str, run_id: str) -> dict[str, dict]:
+    assert main(["cgsv", "--model", f"scripted:{scripted_model(tmp_path, revision)}", "--family", "diffraction",
+                 "--items", "diffraction:Si", "--n", str(ITEMS), "--seeds", "1", "--runs-dir", str(tmp_path / "runs"),
+                 "--run-id", run_id]) == 0
+    rows = json.loads((tmp_path / "runs" / run_id / "summary.json").read_text())
+    return {row["condition"]: row for row in rows}
+
+
+UNCHANGED = {"pairs": ITEMS, "gained": 0, "lost": 0, "p": 1.0, "p_holm": 1.0}
+
+
+def test_a_retreating_model_gains_consistency_but_no_accuracy(tmp_path, capsys):
+    rows = run(tmp_path, RETREAT, "retreat")
+    cgsv = rows["cgsv"]
+    assert (cgsv["pcr_before"], cgsv["pcr_after"], cgsv["accuracy_before"], cgsv["accuracy_after"]) == (0, 1, 0, 0)
+    assert cgsv["mcnemar_consistent"] == {"pairs": 3, "gained": 3, "lost": 0, "p": 0.25, "p_holm": 1.0}
+    assert cgsv["mcnemar_accurate"] == UNCHANGED
+    for control in ("self_refine", "reprompt", "best_of_3"):
+        assert rows[control]["mcnemar_consistent"] == UNCHANGED and rows[control]["pcr_after"] == 0
+
+
+def test_a_correcting_model_gains_consistency_and_accuracy(tmp_path, capsys):
+    cgsv = run(tmp_path, CORRECT, "correct")["cgsv"]
+    assert cgsv["mcnemar_consistent"] == {"pairs": 3, "gained": 3, "lost": 0, "p": 0.25, "p_holm": 1.0}
+    assert cgsv["mcnemar_accurate"] == {"pairs": 3, "gained": 3, "lost": 0, "p": 0.25, "p_holm": 1.0}
+    assert "| cgsv | 3 | 0.000 | 1.000 | 0.000 | 1.000 |" in capsys.readouterr().out
+
+
+def test_the_feedback_names_the_violation_and_never_the_expected_value(tmp_path):
+    run(tmp_path, CORRECT, "feedback")
+    prompts = {event.data["role"]: event.data["prompt"][-1]["content"]
+               for event in read_events(tmp_path / "runs" / "feedback" / "transcript.jsonl")
+               if event.type is EventType.MODEL_CALL}
+    assert "32.96 deg (200)" in prompts["matpcr_cgsv"] and "within 0.5 degrees" in prompts["matpcr_cgsv"]
+    assert "28.4" not in prompts["matpcr_cgsv"]
+    assert "32.96" not in prompts["matpcr_self_refine"] and "32.96" not in prompts["matpcr_reprompt"]
