@@ -5,7 +5,7 @@ Why a second judge.  The verdict's operator-map obligation asks "is B the dual o
 dualize.py, normal_form.py, isomorphism.py and couplings.py.  If fixtures and the red team labelled claims
 with that same code, a bug there would make a wrong certificate and a wrong label agree, and the campaign
 would never see it.  This module therefore imports only theory.py (the data model that reads a claim),
-sympy (a Smith normal form and integer factoring) and the standard library; a test asserts that it imports
+sympy (a Smith normal form) and the standard library; a test asserts that it imports
 none of the verdict's modules.  What it shares with dualize.py are the *conventions*: physics choices a
 claim is judged against, each restated here and implemented anew.
 
@@ -32,8 +32,8 @@ starting pass); massive fields leave by substituting the F-term solution into ev
 (with rotations), carrying the field and node bijection along, then completes the nodes and fields that no
 term ties (not colour refinement of slot graphs); and a coefficient map is reachable by field rescalings
 over C iff prod_t rho_t^n_t = 1 for every integer n with n A = 0 (A: term-by-field multiplicities), tested
-on an integer basis of that lattice read off the unimodular factor of a Smith normal form, prime by prime
-and by sign parity (not couplings.py's row reduction and powers).  Every search spends a work budget and
+on an integer basis of that lattice read off the unimodular factor of a Smith normal form, by sign parity
+and by exponents over a coprime base of the coefficients (not couplings.py's row reduction and powers).  Every search spends a work budget and
 ends in undecided, never a hang.
 """
 
@@ -45,8 +45,9 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from math import gcd
 
-from sympy import Matrix, factorint
+from sympy import Matrix
 from sympy.matrices.normalforms import smith_normal_decomp
 
 from physvec.verifiers.dualitycert.theory import MIN_RANK, Theory
@@ -62,6 +63,8 @@ MAX_TERMS = 20_000
 """More W terms than this after expanding traces or substituting F-terms: undecided."""
 MAX_TRACE_SPOTS = 12
 """A W term with more adjoint mesons than this would expand into 2^spots terms: undecided."""
+MAX_TERM_SINGLETS = 8
+"""A W term with more singlets than this would be aligned in (singlets)! ways: undecided."""
 MATCH_WORK = 400_000
 """Alignment attempts the isomorphism search may spend on one comparison before it gives up."""
 
@@ -337,25 +340,47 @@ def invariant_lattice(quiver: Quiver) -> list[list[int]]:
     return [[int(x) for x in unimodular.row(i)] for i in range(rank, len(terms))]
 
 
-def _valuations(value: Fraction) -> tuple[int, dict[int, int]]:
-    """(1 if negative else 0, prime exponents) of a nonzero rational."""
-    exponents = Counter(factorint(abs(value.numerator)))
-    exponents.subtract(factorint(value.denominator))
-    return int(value < 0), {p: e for p, e in exponents.items() if e}
+def coprime_base(numbers: list[int]) -> list[int]:
+    """Pairwise coprime integers > 1 of which every given positive integer is a product: gcd splitting
+    only, so a huge coefficient costs no factoring (an adversary's 40-digit semiprime included)."""
+    base: list[int] = []
+    pending = [n for n in numbers if n > 1]
+    while pending:
+        m = pending.pop()
+        shared = next((i for i, b in enumerate(base) if gcd(m, b) > 1), None)
+        if shared is None:
+            base.append(m)
+            continue
+        b = base.pop(shared)
+        g = gcd(m, b)
+        pending += [x for x in (g, m // g, b // g) if x > 1]
+    return base
+
+
+def _exponents(value: int, base: list[int]) -> list[int]:
+    exponents = []
+    for b in base:
+        count = 0
+        while value % b == 0:
+            value //= b
+            count += 1
+        exponents.append(count)
+    return exponents
 
 
 def rescalable(ratios: list[Fraction], lattice: list[list[int]]) -> bool:
     """Can rescaling the fields by nonzero complex numbers multiply term t's coefficient by ratios[t]?
-    Yes iff prod ratio^n = 1 for each lattice vector n: the sign count is even and every prime cancels."""
-    factored = [_valuations(r) for r in ratios]
+    Yes iff prod ratio^n = 1 for each lattice vector n: the count of negative signs is even and every
+    element of a coprime base of the numerators and denominators cancels (exponents are unique there)."""
+    base = coprime_base([x for r in ratios for x in (abs(r.numerator), r.denominator)])
+    factored = [(int(r < 0), [up - down for up, down in zip(_exponents(abs(r.numerator), base),
+                                                             _exponents(r.denominator, base), strict=True)])
+                for r in ratios]
     for vector in lattice:
         if sum(n * sign for n, (sign, _) in zip(vector, factored, strict=True)) % 2:
             return False
-        primes: Counter = Counter()
-        for n, (_, exponents) in zip(vector, factored, strict=True):
-            for p, e in exponents.items():
-                primes[p] += n * e
-        if any(primes.values()):
+        if any(sum(n * exponents[i] for n, (_, exponents) in zip(vector, factored, strict=True))
+               for i in range(len(base))):
             return False
     return True
 
@@ -452,6 +477,8 @@ class _Search:
             if u in used:
                 continue
             target_walk, target_singlets = self.y_terms[u]
+            if len(target_singlets) > MAX_TERM_SINGLETS:
+                raise Undecided(f"a W term holds {len(target_singlets)} singlets (more than {MAX_TERM_SINGLETS})")
             rotations = {target_walk[i:] + target_walk[:i] for i in range(len(target_walk))} or {()}
             for rotation in sorted(rotations, key=repr):
                 for order in sorted(set(itertools.permutations(target_singlets)), key=repr):

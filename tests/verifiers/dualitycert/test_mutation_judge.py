@@ -193,6 +193,13 @@ def test_rescalability_reads_the_integer_lattice_not_a_rational_basis() -> None:
     assert mutation_judge.invariant_lattice(read(theory)) in ([[-2, 1]], [[2, -1]])
 
 
+def test_huge_coefficients_are_compared_exactly_without_factoring() -> None:
+    big = (2**89 - 1) * (2**107 - 1) * 3**40  # two Mersenne primes: no trial division would finish
+    assert rescalable([Fraction(big), Fraction(1, big)], [[1, 1]])
+    assert not rescalable([Fraction(big), Fraction(big, 3)], [[1, -1]])
+    assert sorted(mutation_judge.coprime_base([12, 18, big])) == sorted([2, 3, (2**89 - 1) * (2**107 - 1)])
+
+
 @pytest.mark.parametrize("step", ["+1/3", "-1/3"])
 def test_a_wrong_r_charge_is_wrong(seed_claims: dict[str, Claim], step: str) -> None:
     claim = seed_claims["c3_z2z2_N2_node0"]
