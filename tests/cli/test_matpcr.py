@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from physvec.cli.matpcr import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, FAMILIES, main
+from physvec.cli.matpcr import CGSV_FAMILIES, EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, FAMILIES, main
 from physvec.verifiers.matpcr.schema import CONSTRAINTS
 
 
@@ -18,7 +18,9 @@ def _write(tmp_path, data, name="claims.json"):
 
 
 def test_the_parsers_families_are_the_oracles_constraints():
-    assert FAMILIES == CONSTRAINTS
+    from physvec.agents.matpcr_cgsv import FAMILIES as REVISED
+
+    assert FAMILIES == CONSTRAINTS and CGSV_FAMILIES == REVISED
 
 
 def test_consistent_claims_exit_0_and_a_violation_exits_1(tmp_path, capsys):

@@ -42,7 +42,19 @@ def resolve(claims_file: ClaimsFile, provider: ReferenceProvider) -> tuple[Item,
             raise MalformedInput(f"claims.{index}.constraint: {claim.constraint!r} does not match the item's "
                                  f"{item.constraint!r}")
     parsed = extract_claims(claims_file.reasoning, item.constraint) if claims_file.reasoning else []
-    return item, [*claims_file.claims, *parsed]
+    return item, distinct([*claims_file.claims, *parsed])
+
+
+def distinct(claims: list[Claim]) -> list[Claim]:
+    """Each statement once (same value, unit, label and reflection), the first occurrence kept: repeating a
+    claim the oracle accepts must not raise a response's consistency rate."""
+    seen, kept = set(), []
+    for claim in claims:
+        key = (claim.value, claim.unit, claim.label, tuple(claim.hkl or ()))
+        if key not in seen:
+            seen.add(key)
+            kept.append(claim)
+    return kept
 
 
 def judge(item: Item, claim: Claim, provider: ReferenceProvider) -> Judgement:

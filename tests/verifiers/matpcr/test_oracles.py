@@ -45,3 +45,9 @@ def test_no_feedback_projection_shows_a_sealed_expected_value():
     assert certificate.obligations[0].sealed["e_above_hull_eV_per_atom"] == pytest.approx(0.0394, abs=1e-4)
     for projection in Projection:
         assert "0.039" not in str(project(certificate, projection))
+
+
+def test_attack_repeating_an_accepted_claim_does_not_raise_the_count():
+    reasoning = "(111) at 28.44°. " * 20 + "(200) at 32.96°."
+    certificate = certify(claims_file("diffraction:Si", reasoning=reasoning))
+    assert (certificate.summary["checkable"], certificate.summary["consistent"]) == (2, 1)
