@@ -160,14 +160,20 @@ class RunDirectory:
 
     def issued_certificates(self) -> dict[str, Certificate]:
         """The certificates the verifier issued, as its transcript records them (name and SHA-256), in issue
-        order; a planted file is not among them, and a changed one raises RunTampered."""
-        issued: dict[str, Certificate] = {}
+        order; a planted file is not among them, and a changed one raises RunTampered.  A certificate issued
+        again under the same name (a script version verified twice, when a repair changed nothing) is checked
+        against its last issue, the file the verifier left."""
+        digests: dict[str, str] = {}
         for event in read_events(self.transcript_file):
             if event.type is EventType.CERTIFICATE and "sha256" in event.data:
-                path = self.path / event.data["path"]
-                if not path.is_file() or file_digest(path) != event.data["sha256"]:
-                    raise RunTampered(f"{path} does not hold the certificate the verifier wrote")
-                issued[path.stem] = Certificate.from_json(path.read_text())
+                digests.pop(event.data["path"], None)
+                digests[event.data["path"]] = event.data["sha256"]
+        issued: dict[str, Certificate] = {}
+        for name, digest in digests.items():
+            path = self.path / name
+            if not path.is_file() or file_digest(path) != digest:
+                raise RunTampered(f"{name} does not hold the certificate the verifier wrote")
+            issued[path.stem] = Certificate.from_json(path.read_text())
         return issued
 
     def pin_inputs(self) -> None:

@@ -55,3 +55,16 @@ def test_only_certificates_the_transcript_issued_count_and_a_changed_one_is_refu
     path.write_text(_certificate(Outcome.CERTIFIED).model_dump_json())
     with pytest.raises(RunTampered):
         run.issued_certificates()
+
+
+def test_a_certificate_issued_twice_under_one_name_is_checked_against_its_last_issue(run):
+    # A repair that changes nothing leaves the script version as it was, and the programming verifier
+    # judges that version again: the same file, rewritten by the verifier itself, is not tampering.
+    from physvec.runstore.store import file_digest
+
+    transcript = Transcript(run.transcript_file)
+    for outcome in (Outcome.FAILED, Outcome.UNKNOWN):
+        path = run.write_certificate("programming-v01", _certificate(outcome))
+        transcript.append(EventType.CERTIFICATE, node="programming", step=1, verifier="programming", version=1,
+                          path="certificates/programming-v01.json", sha256=file_digest(path), verdict=outcome.value)
+    assert run.issued_certificates()["programming-v01"].verdict.value == "unknown"
