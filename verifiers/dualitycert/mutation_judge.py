@@ -385,15 +385,17 @@ def rescalable(ratios: list[Fraction], lattice: list[list[int]]) -> bool:
     return True
 
 
-def _signature(quiver: Quiver, key: Word) -> tuple:
+def _signatures(quiver: Quiver) -> list[tuple]:
+    """Per W term (in order): its length and the R-charges of its arrows and of its singlets."""
     r = {**{n: a[2] for n, a in quiver.arrows.items()}, **quiver.singlets}
-    return len(key[0]), tuple(sorted(r[n] for n in key[0])), tuple(sorted(r[n] for n in key[1]))
+    return [(len(walk), tuple(sorted(r[n] for n in walk)), tuple(sorted(r[n] for n in singlets)))
+            for walk, singlets in quiver.potential]
 
 
 def _shape(quiver: Quiver) -> tuple:
     """What any isomorphism preserves: ranks, field R-charges, term signatures."""
     return (sorted(quiver.ranks), sorted(a[2] for a in quiver.arrows.values()), sorted(quiver.singlets.values()),
-            sorted(_signature(quiver, key) for key in quiver.potential))
+            sorted(_signatures(quiver)))
 
 
 class _Search:
@@ -403,9 +405,9 @@ class _Search:
         self.x, self.y, self.work = x, y, work
         self.x_terms, self.y_terms = list(x.potential), list(y.potential)
         by_signature: dict[tuple, list[int]] = defaultdict(list)
-        for u, key in enumerate(self.y_terms):
-            by_signature[_signature(y, key)].append(u)
-        self.candidates = [by_signature[_signature(x, key)] for key in self.x_terms]
+        for u, signature in enumerate(_signatures(y)):
+            by_signature[signature].append(u)
+        self.candidates = [by_signature[signature] for signature in _signatures(x)]
         self.order = self._order()
         self.fields: dict[Name, Name] = {}
         self.nodes: dict[int, int] = {}
