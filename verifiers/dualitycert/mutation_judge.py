@@ -12,8 +12,9 @@ claim is judged against, each restated here and implemented anew.
 The dual at node k (Berenstein-Douglas / Derksen-Weyman-Zelevinsky mutation with potential):
 1. k is dualisable when it carries no adjoint, as many flavours enter as leave (sum of tail ranks of the
    arrows in = sum of head ranks of the arrows out: N_f), and N_f - N_c >= 2; its rank becomes N_f - N_c.
-2. Each arrow at k turns round (a dual quark) with R -> 1 - R.  Each pair (a into k, b out of k) gives a
-   meson from a's tail to b's head with R = R_a + R_b.
+2. Each arrow at k turns round (a dual quark) with R -> 1 - R, shifted by the image of k's baryon number
+   (baryonic_shift).  Each pair (a into k, b out of k) gives a meson from a's tail to b's head with
+   R = R_a + R_b.  Every other field is a spectator and keeps its R.
 3. W: every pass a b through k becomes the meson [ab], and each meson gets the cubic term +[ab] b* a*.
 4. A meson with both ends on node j is an N_j x N_j matrix, i.e. an SU(N_j) adjoint plus a trace singlet
    with the same R: [ab] = M + (S / N_j) 1 wherever it stands in W; a trace of the identity is N_j.  The
@@ -22,19 +23,26 @@ The dual at node k (Berenstein-Douglas / Derksen-Weyman-Zelevinsky mutation with
    their F-term solution.  The F-term of a traceless adjoint loses a double-trace piece that a
    single-trace W cannot hold, and only the single-trace part is kept.  When the solution is not linear in
    the remaining fields, or would create a double trace, the judge says undecided instead.
-6. R-charges are the charges of step 2.  When A's own charges are consistent (every W term R = 2, every
-   node free of the gauge-R anomaly) so are these, by 't Hooft anomaly matching; when A's are not, the
-   judge declines (undecided) rather than guess a correction.
+6. A must be consistent (closed W walks, every W term R = 2, every node free of the gauge-R anomaly), else
+   the judge declines; the dual it builds is checked the same way, and a failure is undecided, never a label.
+
+Step 2 is where this judge parts from dualize.py on purpose: dualize moves all R-charges to the nearest
+consistent point (least squares), which changes spectators and is not the image of A's R-symmetry when that
+mixes with k's baryon number (dP1 at nodes 2 and 3, the two dP2 phase I seeds at four and three of their
+five nodes; at dP1 node 2 and dP2 node 3 the verdict's own 't Hooft and central-charge rows refuse
+dualize's R map and pass this one).  Dualising twice at a node gives A back, R-charges included, for
+every seed but SPP (undecided: a double trace), as the tests check.
 
 How the code differs from the verdict's path.  Passes are collapsed by a cyclic scan (no rotation to a
 starting pass); massive fields leave by substituting the F-term solution into every term and expanding
 (not the closed form W0 - Tr QP / m); equivalence is a backtracking search that maps W terms onto W terms
 (with rotations), carrying the field and node bijection along, then completes the nodes and fields that no
-term ties (not colour refinement of slot graphs); and a coefficient map is reachable by field rescalings
-over C iff prod_t rho_t^n_t = 1 for every integer n with n A = 0 (A: term-by-field multiplicities), tested
-on an integer basis of that lattice read off the unimodular factor of a Smith normal form, by sign parity
-and by exponents over a coprime base of the coefficients (not couplings.py's row reduction and powers).  Every search spends a work budget and
-ends in undecided, never a hang.
+term ties (not colour refinement of slot graphs, where a singlet's place in a trace is read as meaningful);
+and a coefficient map is reachable by field rescalings over C iff prod_t rho_t^n_t = 1 for every integer n
+with n A = 0 (A: term-by-field multiplicities), tested on an integer basis of that lattice read off the
+unimodular factor of a Smith normal form, by sign parity and by exponents over a coprime base of the
+coefficients (not couplings.py's row reduction and powers).  Every search spends a work budget and ends in
+undecided, never a hang.
 """
 
 from __future__ import annotations
