@@ -19,17 +19,22 @@ tries the episode again, and the model client serves the replies it already has 
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict
 
+from physvec.agents.episode_model import EpisodeModel
 from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
 from physvec.agents.prompts import render
+from physvec.campaigns.executor import Executor, LocalExecutor
+from physvec.campaigns.progress import CampaignProgress
+from physvec.campaigns.trials import run_trials
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Outcome, Verdict
 from physvec.verifiers.dualitycert.obligations import not_a_copy
@@ -136,6 +141,8 @@ class _Episode:
     client: ModelClient
     step_base: int
     calls: int = 0
+    attempts: list[AttemptRecord] = field(default_factory=list)
+    """the rounds' records, written by the campaign's client when the episode ends"""
 
     def ask(self, messages: list[BaseMessage]) -> str:
         step = self.step_base + self.calls
@@ -144,7 +151,7 @@ class _Episode:
 
     def record(self, attempt: int, round_: int, action: str, verdict: str, failed: list[str], error: str = "",
                copy_rejected: bool = False) -> None:
-        self.run.attempts.append(AttemptRecord(
+        self.attempts.append(AttemptRecord(
             run_id=self.run.run_id, policy=self.policy.name, fixture=self.fixture, trial=self.trial,
             attempt=attempt, round=round_, action=action, error=error, copy_rejected=copy_rejected,
             verdict=verdict, failed=failed, tokens=self.client.tokens_used))
@@ -184,7 +191,22 @@ def _attempt(episode: _Episode, claim: Claim, attempt: int) -> tuple[str, Theory
 
 def run_episode(run: RepairRun, policy: Policy, fixture: str, claim: Claim, trial: int, client: ModelClient,
                 step_base: int) -> EpisodeRecord:
-    """Every attempt the policy allows on one fixture, then the final judge on the last B."""
+    """Every attempt the policy allows on one fixture, then the final judge on the last B; its records appended."""
+    record, attempts = play_episode(run, policy, fixture, claim, trial, client, step_base)
+    _append(run, record, attempts)
+    return record
+
+
+def _append(run: RepairRun, record: EpisodeRecord, attempts: list[AttemptRecord]) -> None:
+    for attempt in attempts:
+        run.attempts.append(attempt)
+    run.episodes.append(record)
+
+
+def play_episode(run: RepairRun, policy: Policy, fixture: str, claim: Claim, trial: int, client: ModelClient,
+                 step_base: int) -> tuple[EpisodeRecord, list[AttemptRecord]]:
+    """The episode of run_episode on whichever worker: its record and its rounds' records, written nowhere
+    (the campaign's client writes them, so an episode cut short leaves no rounds behind)."""
     started, tokens_before = time.monotonic(), client.tokens_used
     episode = _Episode(run, policy, fixture, trial, client, step_base)
     outcome, final = "failed", Verdict.FAILED
@@ -198,31 +220,53 @@ def run_episode(run: RepairRun, policy: Policy, fixture: str, claim: Claim, tria
                 break
     except (ModelUnavailable, BudgetExhausted) as error:
         outcome, final = "infra_fault", Verdict.UNKNOWN
-        run.attempts.append(AttemptRecord(run_id=run.run_id, policy=policy.name, fixture=fixture, trial=trial,
-                                          attempt=-1, round=-1, action="infra_fault", error=str(error)[:300],
-                                          verdict="unknown", failed=[], tokens=client.tokens_used))
+        episode.attempts.append(AttemptRecord(run_id=run.run_id, policy=policy.name, fixture=fixture, trial=trial,
+                                              attempt=-1, round=-1, action="infra_fault", error=str(error)[:300],
+                                              verdict="unknown", failed=[], tokens=client.tokens_used))
     record = EpisodeRecord(run_id=run.run_id, policy=policy.name, fixture=fixture, trial=trial, outcome=outcome,
                            calls=episode.calls, final_verdict=final.value, tokens=client.tokens_used - tokens_before,
                            seconds=round(time.monotonic() - started, 2))
-    run.episodes.append(record)
-    return record
+    return record, episode.attempts
 
 
 def run_policy(run: RepairRun, policy: Policy, fixtures: list[tuple[str, Claim]], trials: int,
-               client: ModelClient, progress: Callable[[EpisodeRecord], None] | None = None) -> list[EpisodeRecord]:
-    """Every (fixture, trial) episode the run lacks, in fixture order."""
+               model: ModelClient | EpisodeModel, progress: Callable[[EpisodeRecord], None] | None = None,
+               executor: Executor | None = None, bar: CampaignProgress | None = None) -> list[EpisodeRecord]:
+    """Every (fixture, trial) episode the run lacks on ``executor`` (default: one at a time here, in fixture
+    order); the records are appended here as each episode ends, never by a worker.
+
+    Args:
+        model: one client serving every episode here in order (the run's one transcript and budget), or an
+            EpisodeModel from which each episode, wherever it runs, makes its own.
+    """
+    runner = executor or LocalExecutor(1)
+    if isinstance(model, ModelClient) and not (isinstance(runner, LocalExecutor) and runner.jobs == 1):
+        raise ValueError("one shared model client serves episodes one at a time: pass an EpisodeModel")
     done = run.finished()
-    records = []
-    for index, (fixture, claim) in enumerate(fixtures):
-        for trial in range(trials):
-            if (fixture, trial) in done:
-                continue
-            record = run_episode(run, policy, fixture, claim, trial, client,
-                                 step_base=(index * trials + trial) * STEPS_PER_EPISODE)
-            records.append(record)
-            if progress is not None:
-                progress(record)
+    keys = [(index, trial) for index, (fixture, _) in enumerate(fixtures) for trial in range(trials)
+            if (fixture, trial) not in done]
+    records: list[EpisodeRecord] = []
+
+    def record(key: tuple[int, int], ended: tuple[EpisodeRecord, list[AttemptRecord]]) -> None:
+        _append(run, *ended)
+        records.append(ended[0])
+        if progress is not None:
+            progress(ended[0])
+
+    trial = functools.partial(_play, run, policy, fixtures, trials, model)
+    failures = run_trials(runner, trial, keys, record, bar)
+    if failures:
+        raise failures[0].error or RuntimeError(f"episode {failures[0].key} failed")
     return records
+
+
+def _play(run: RepairRun, policy: Policy, fixtures: list[tuple[str, Claim]], trials: int,
+          model: ModelClient | EpisodeModel, key: tuple[int, int]) -> tuple[EpisodeRecord, list[AttemptRecord]]:
+    """A worker's episode: module-level, so that Dask ships it by name."""
+    index, trial = key
+    fixture, claim = fixtures[index]
+    client = model if isinstance(model, ModelClient) else model.client(run.folder, f"{fixture}-{trial}")
+    return play_episode(run, policy, fixture, claim, trial, client, step_base=(index * trials + trial) * STEPS_PER_EPISODE)
 
 
 def portfolio(runs: dict[str, list[EpisodeRecord]], run_id: str) -> list[EpisodeRecord]:

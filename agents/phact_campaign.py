@@ -16,17 +16,15 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ConfigDict
 
+from physvec.agents.episode_model import EpisodeModel
 from physvec.agents.model_client import ModelClient
-from physvec.agents.providers import ProviderSettings, make_chat_model
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
 from physvec.campaigns.trials import run_trials
-from physvec.runstore.transcript import Transcript
 from physvec.agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.phact.domains import Domain
@@ -97,23 +95,6 @@ def episode_record(run: PhactRun, goal: Goal, domain: Domain, settings: LoopSett
         tokens=result.tokens, seconds=round(seconds, 3))
 
 
-@dataclass(frozen=True)
-class EpisodeModel:
-    """What any worker needs to ask the model on an episode's behalf, through a client of the episode's own.
-
-    Episodes on a cluster share nothing, so each has its own transcript (transcripts/GOAL-TRIAL.jsonl under
-    the run: a resumed episode is served the replies it already has) and the run's token budget to itself;
-    a scripted model is served from its first reply in every episode."""
-
-    spec: str
-    provider: ProviderSettings
-    token_budget: int
-
-    def client(self, transcript: Path) -> ModelClient:
-        transcript.parent.mkdir(parents=True, exist_ok=True)
-        return ModelClient(make_chat_model(self.spec, self.provider), Transcript(transcript), self.token_budget)
-
-
 EpisodeKey = tuple[int, int]
 """(the goal's position in the campaign's goal list, the trial)"""
 Ended = tuple[EpisodeRecord, str | None]
@@ -162,8 +143,7 @@ def run_episode(run: PhactRun, goals: list[tuple[Goal, Domain]], settings: LoopS
     """One episode, on whichever worker: its record and certificate, written nowhere (the client writes them)."""
     index, trial = key
     goal, domain = goals[index]
-    client = model if isinstance(model, ModelClient) else model.client(
-        run.folder / "transcripts" / f"{goal.id}-{trial}.jsonl")
+    client = model if isinstance(model, ModelClient) else model.client(run.folder, f"{goal.id}-{trial}")
     started = time.monotonic()
     result = Episode(goal, domain, client, settings, index * trials + trial).run()
     certificate = result.certificate.model_dump_json(indent=1) if result.certificate is not None else None

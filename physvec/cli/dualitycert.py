@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from physvec.cli.arguments import folder_name, output_folder
+from physvec.cli.campaign_options import add_executor_options
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_FIXTURES = Path("dualitycert-fixtures")
@@ -51,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--token-budget", type=int, default=2_000_000)
     repair.add_argument("--from-runs", nargs=3, metavar=("SS", "GR", "VF"), type=folder_name,
                         help="portfolio only: the recorded ss, gr and vf runs to replay")
+    add_executor_options(repair)
     timing = commands.add_parser("bench", help="seconds per seed cell at levels 5 and 8, then fixture claims per second "
                                                "at levels 3 and 5 with the time per check")
     timing.add_argument("--fixtures", type=Path, help="fixture folder (default: generate with seed 0 into a temporary folder)")

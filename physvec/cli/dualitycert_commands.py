@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
+from physvec.cli.campaign_options import campaign_executor, executor_problem
 from physvec.cli.display import print_certificate
 from physvec.cli.dualitycert import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
 from physvec.verifiers.certificate import Verdict
@@ -70,11 +71,7 @@ def _repair_run(arguments: argparse.Namespace) -> RepairRun:
 
 
 def _repair(arguments: argparse.Namespace) -> int:
-    from physvec.agents.dualitycert_repair import PORTFOLIO, POLICIES, RepairRun, portfolio, run_policy
-    from physvec.verifiers.dualitycert.fixtures import load_fixtures
-    from physvec.agents.model_client import ModelClient
-    from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-    from physvec.runstore.transcript import Transcript
+    from physvec.agents.dualitycert_repair import PORTFOLIO, RepairRun, portfolio
 
     if arguments.trials < 1:
         raise MalformedTheory(["--trials must be at least 1"])
@@ -82,27 +79,52 @@ def _repair(arguments: argparse.Namespace) -> int:
         raise MalformedTheory(["--from-runs SS GR VF goes with --policy portfolio, and only with it"])
     if arguments.policy != "portfolio" and not arguments.model:
         raise MalformedTheory(["--model is required for a policy that asks a model"])
-    run, console = _repair_run(arguments), Console()
+    problem = executor_problem(arguments)
+    if problem:
+        raise MalformedTheory([problem])
+    console = Console()
     if arguments.policy == "portfolio":
+        run = _repair_run(arguments)
         recorded = {name: RepairRun(arguments.runs_dir / run_id).episodes.read()
                     for name, run_id in zip(PORTFOLIO, arguments.from_runs, strict=True)}
-        episodes = portfolio(recorded, run.run_id)
-        for episode in episodes:
+        for episode in portfolio(recorded, run.run_id):
             run.episodes.append(episode)
     else:
-        try:
-            model = make_chat_model(normalise_spec(arguments.model), ProviderSettings())
-        except ModelSpecError as error:
-            raise MalformedTheory([str(error)]) from None
-        client = ModelClient(model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget)
-        fixtures = load_fixtures(arguments.fixtures)
-        episodes = run_policy(run, POLICIES[arguments.policy], fixtures, arguments.trials, client,
-                              lambda e: console.print(f"{e.fixture} trial {e.trial}: {e.outcome} "
-                                                      f"({e.calls} calls, {e.tokens} tokens)"))
+        run = _repair_policy(arguments, console)
     finished = run.finished().values()
     certified = sum(e.outcome == "certified" for e in finished)
     console.print(f"run {run.run_id}: {certified}/{len(finished)} episodes certified; records in {run.folder}")
     return 0
+
+
+def _repair_policy(arguments: argparse.Namespace, console: Console) -> RepairRun:
+    """Every episode the policy's run lacks, on the executor the options name (the run folder is made only
+    once the executor is up, so a bad --scheduler leaves no run behind)."""
+    from physvec.agents.dualitycert_repair import POLICIES, run_policy
+    from physvec.agents.episode_model import EpisodeModel
+    from physvec.agents.model_client import ModelClient
+    from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
+    from physvec.campaigns.executor import ExecutorUnavailable
+    from physvec.runstore.transcript import Transcript
+    from physvec.verifiers.dualitycert.fixtures import load_fixtures
+
+    try:
+        chat_model = make_chat_model(normalise_spec(arguments.model), ProviderSettings())
+    except ModelSpecError as error:
+        raise MalformedTheory([str(error)]) from None
+    fixtures = load_fixtures(arguments.fixtures)
+    try:
+        with campaign_executor(arguments, console, f"dualitycert {arguments.policy}") as (executor, bar):
+            run = _repair_run(arguments)
+            shared = arguments.executor == "local" and (arguments.jobs or 1) == 1
+            model = ModelClient(chat_model, Transcript(run.folder / "transcript.jsonl"), arguments.token_budget) \
+                if shared else EpisodeModel(normalise_spec(arguments.model), ProviderSettings(), arguments.token_budget)
+            run_policy(run, POLICIES[arguments.policy], fixtures, arguments.trials, model,
+                       lambda e: console.print(f"{e.fixture} trial {e.trial}: {e.outcome} ({e.calls} calls, {e.tokens} tokens)"),
+                       executor, bar)
+    except ExecutorUnavailable as error:
+        raise MalformedTheory([str(error)]) from None
+    return run
 
 
 def _analyze(arguments: argparse.Namespace) -> int:

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from physvec.agents.model_client import ModelClient
-    from physvec.agents.phact_campaign import EpisodeModel, PhactRun
+    from physvec.agents.episode_model import EpisodeModel
+    from physvec.agents.phact_campaign import PhactRun
 
 
 def _certify(arguments: argparse.Namespace) -> int:
@@ -119,7 +120,7 @@ def _episode_model(arguments: argparse.Namespace, run: PhactRun, chat_model: Bas
     """The run's one model client when episodes run one at a time here (the default), else what each
     episode needs to make its own wherever it runs."""
     from physvec.agents.model_client import ModelClient
-    from physvec.agents.phact_campaign import EpisodeModel
+    from physvec.agents.episode_model import EpisodeModel
     from physvec.agents.providers import ProviderSettings, normalise_spec
     from physvec.runstore.transcript import Transcript
 

@@ -25,7 +25,8 @@ pytest.importorskip("distributed")
 
 from distributed import Client  # noqa: E402
 
-from physvec.agents.phact_campaign import EpisodeModel, EpisodeRecord, PhactRun, run_campaign  # noqa: E402
+from physvec.agents.episode_model import EpisodeModel  # noqa: E402
+from physvec.agents.phact_campaign import EpisodeRecord, PhactRun, run_campaign  # noqa: E402
 from physvec.agents.phact_proposer import LoopSettings  # noqa: E402
 from physvec.agents.providers import ProviderSettings  # noqa: E402
 from physvec.campaigns.dask_executor import TRIAL_RESOURCE, DaskExecutor, local_cluster  # noqa: E402
@@ -140,3 +141,33 @@ def test_a_scheduler_that_is_not_there_is_an_exit_2_with_a_clear_message(tmp_pat
     said = captured.out + captured.err
     assert said.count(f"no Dask scheduler answered at {address}") == 2 and "Traceback" not in said
     assert not (tmp_path / "c" / "records.jsonl").exists() and not (tmp_path / "p").exists()
+
+
+def test_a_dualitycert_repair_campaign_on_dask_records_its_episodes_and_rounds_as_the_local_executor_does(
+        tmp_path, executor):
+    from physvec.agents.dualitycert_repair import POLICIES, RepairRun, run_policy
+    from physvec.verifiers.dualitycert.dualize import dualize
+    from physvec.verifiers.dualitycert.perturb import Perturbation, apply
+    from physvec.verifiers.dualitycert.theory import Claim, parse_theory
+    from tests.verifiers.dualitycert.conftest import dp0_data
+
+    electric = parse_theory(dp0_data())
+    correct = dualize(electric, 0)
+    claim = Claim(theory_a=electric, theory_b=apply(correct, Perturbation("rank_perturb", "0", "+1")))
+    replies = tmp_path / "replies.json"
+    body = {"action": "edit_candidate", "reason": "scripted", "theory_b": correct.model_dump(mode="json")}
+    replies.write_text(json.dumps({"replies": ["```json\n" + json.dumps(body) + "\n```"]}))
+    model = EpisodeModel(f"scripted:{replies}", ProviderSettings(), 10**6)
+
+    def campaign(name: str, runner) -> RepairRun:
+        run = RepairRun(tmp_path / name)
+        run.folder.mkdir()
+        run_policy(run, POLICIES["vf"], [("dp0-rank", claim)], 3, model, executor=runner)
+        return run
+
+    local, distributed = campaign("local", LocalExecutor(2)), campaign("dask", executor)
+    for records in ("episodes", "attempts"):
+        ours, theirs = (sorted((r.model_dump(exclude={"run_id", *TIMING}) for r in getattr(run, records).read()),
+                               key=lambda r: r["trial"]) for run in (local, distributed))
+        assert ours == theirs and len(ours) == 3
+    assert {e.outcome for e in local.episodes.read()} == {"certified"}
