@@ -8,15 +8,17 @@ prompt states the item's inputs only (sampling.py); what the oracles compute sta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from langchain_core.messages import HumanMessage
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict
 
 from physvec.agents.model_client import ModelClient
 from physvec.agents.prompts import render
 from physvec.runstore.records import RecordFile
+from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.oracles import certify
 from physvec.verifiers.matpcr.pcr import Tally, tally
 from physvec.verifiers.matpcr.references import OfflineSnapshot
@@ -24,10 +26,20 @@ from physvec.verifiers.matpcr.sampling import Draw
 from physvec.verifiers.matpcr.schema import ClaimsFile
 
 RECORDS = "responses.jsonl"
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+class JudgedClaim(BaseModel):
+    """One parsed claim with the sentence it stands in and the oracle's label: the detector's training data."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    context: str
+    violated: bool
 
 
 class ResponseRecord(Tally):
-    """One answered item: where it was drawn, the reply, and the oracles' counts."""
+    """One answered item: where it was drawn, the reply, and the oracles' counts and labels."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -36,6 +48,16 @@ class ResponseRecord(Tally):
     item: str
     reply: str
     verdict: str
+    judged: list[JudgedClaim]
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence holding text[start:end]: bounded by line breaks and by full stops that end a sentence
+    (followed by a space or the end), never by a decimal point."""
+    stops = [m.end() for m in SENTENCE_END.finditer(text)]
+    left = max((stop for stop in stops if stop <= start), default=0)
+    right = min((stop for stop in stops if stop > end), default=len(text))
+    return text[left:right].strip().rstrip(".!?")
 
 
 def messages(draw: Draw) -> list[HumanMessage]:
@@ -47,8 +69,11 @@ def answer(draw: Draw, client: ModelClient, provider: OfflineSnapshot, step: int
     reply = client.ask("matpcr_reasoner", messages(draw), node="matpcr_evaluate", step=step)
     certificate = certify(ClaimsFile(item=draw.item, reasoning=reply), provider)
     counts = tally(draw.constraint, certificate).model_dump()
+    judged = [JudgedClaim(context=sentence_around(reply, o.evidence["span"]["start"], o.evidence["span"]["end"]),
+                          violated=o.outcome is Outcome.FAILED)
+              for o in certificate.obligations if "span" in o.evidence and o.outcome in (Outcome.CERTIFIED, Outcome.FAILED)]
     return ResponseRecord(**counts, seed=draw.seed, index=draw.index, item=draw.item.id, reply=reply,
-                          verdict=certificate.verdict.value)
+                          verdict=certificate.verdict.value, judged=judged)
 
 
 def run_evaluation(folder: Path, draws: Sequence[Draw], client: ModelClient, provider: OfflineSnapshot,

@@ -8,6 +8,9 @@
                                                  PCR and accuracy per type with bootstrap intervals
     matpcr cgsv --model SPEC [--family diffraction|raman] [--rounds 2] [same sampling and run flags]
                                                  oracle-guided revision beside three controls, McNemar + Holm
+    matpcr detector [RUN ...] [--synthetic N]    a text-only violation detector trained on oracle labels of
+                                                 evaluate runs (or synthetic claims): source-disjoint and
+                                                 held-out-type precision, recall, F1, ROC AUC, ECE
     matpcr schemas [--out FOLDER]                the JSON Schemas of claims files, claims and reasoning chains
 
 Exit status 2: an unreadable claims file, an unknown item or material, a claim of another constraint than
@@ -61,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
     cgsv = commands.add_parser("cgsv", help="oracle-guided revision and its controls, paired McNemar with Holm")
     _campaign_flags(cgsv, CGSV_FAMILIES, "matpcr-cgsv")
     cgsv.add_argument("--rounds", type=int, default=2, help="revision rounds K (default 2)")
+    detector = commands.add_parser("detector", help="train and test a text-only violation detector on oracle labels")
+    detector.add_argument("runs", type=Path, nargs="*", help="evaluate run folders (each model is one source)")
+    detector.add_argument("--synthetic", type=int, default=0, help="also N synthetic claims per type (three styles)")
+    detector.add_argument("--seed", type=int, default=0)
+    detector.add_argument("--out", type=Path, help="also write the table (markdown) here")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of MatPCR files")
     schemas.add_argument("--out", type=output_folder, default=Path("schemas"))
     return parser

@@ -148,6 +148,37 @@ def _cgsv(arguments: argparse.Namespace) -> int:
                                                "revision rounds"))
 
 
+def _detector(arguments: argparse.Namespace) -> int:
+    from physvec.agents.matpcr_campaign import RECORDS, ResponseRecord
+    from physvec.runstore.records import SETTINGS_FILE, RecordFile
+    from physvec.verifiers.matpcr.detector import Example, markdown, splits
+    from physvec.verifiers.matpcr.references import offline_snapshot
+    from physvec.verifiers.matpcr.synthetic import synthetic_examples
+
+    if arguments.synthetic < 0:
+        raise MalformedInput("--synthetic: must not be negative")
+    examples: list[Example] = []
+    for folder in arguments.runs:
+        if not (folder / SETTINGS_FILE).is_file() or not (folder / RECORDS).is_file():
+            raise MalformedInput(f"runs: {folder} is not a matpcr evaluate run (no {SETTINGS_FILE} and {RECORDS})")
+        try:
+            source = str(json.loads((folder / SETTINGS_FILE).read_text())["model"])
+        except (ValueError, KeyError, TypeError):
+            raise MalformedInput(f"runs: {folder}/{SETTINGS_FILE} does not name the run's model") from None
+        examples += [Example(claim.context, claim.violated, record.constraint, source)
+                     for record in RecordFile(folder / RECORDS, ResponseRecord).read() for claim in record.judged]
+    if arguments.synthetic:
+        examples += synthetic_examples(arguments.synthetic, arguments.seed, offline_snapshot())
+    if not examples:
+        raise MalformedInput("runs: no labelled claim to train on (give evaluate runs or --synthetic N)")
+    sources = sorted({e.source for e in examples})
+    text = markdown(splits(examples), f"violation detector: {len(examples)} claims from {', '.join(sources)}")
+    print(text, end="")
+    if arguments.out is not None:
+        arguments.out.write_text(text)
+    return 0
+
+
 def _schemas(arguments: argparse.Namespace) -> int:
     arguments.out.mkdir(parents=True, exist_ok=True)
     for kind, model in SCHEMA_MODELS.items():
@@ -157,4 +188,5 @@ def _schemas(arguments: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check": _check, "validate-oracles": _validate, "evaluate": _evaluate, "cgsv": _cgsv, "schemas": _schemas}
+COMMANDS = {"check": _check, "validate-oracles": _validate, "evaluate": _evaluate, "cgsv": _cgsv, "detector": _detector,
+            "schemas": _schemas}

@@ -71,3 +71,24 @@ def test_no_prompt_states_an_expected_value(family):
             for value in (record.band_gap, record.magnetisation):
                 assert value is None or value.value == 0 or f"{value.value}" not in prompt
         assert "source" not in prompt.lower()
+
+
+def test_judged_claims_are_recorded_and_train_the_detector(tmp_path, capsys):
+    for run_id, replies in (("first", [RIGHT, RETREATING]), ("second", [RETREATING, RIGHT])):
+        model = write_replies(tmp_path / f"scripted_{run_id}.json", *replies)
+        assert main(["evaluate", "--model", f"scripted:{model}", "--family", "diffraction", "--items",
+                     "diffraction:Si", "--n", "2", "--seeds", "1", "--bootstrap", "100", "--runs-dir",
+                     str(tmp_path / "runs"), "--run-id", run_id]) == 0
+    record = json.loads((tmp_path / "runs" / "first" / "responses.jsonl").read_text().splitlines()[1])
+    assert record["judged"] == [{"context": "(111) at 2θ = 28.8° and (200) at 32.96°", "violated": False},
+                                {"context": "(111) at 2θ = 28.8° and (200) at 32.96°", "violated": True}]
+    capsys.readouterr()
+    assert main(["detector", str(tmp_path / "runs" / "first"), str(tmp_path / "runs" / "second")]) == 0
+    out = capsys.readouterr().out
+    assert "violation detector: 8 claims" in out and "| source-disjoint (test: scripted:" in out
+    assert "| held-out type diffraction |" in out
+
+
+def test_the_detector_without_labelled_claims_exits_2(tmp_path, capsys):
+    assert main(["detector", str(tmp_path)]) == EXIT_BAD_INPUT
+    assert "not a matpcr evaluate run" in capsys.readouterr().err
