@@ -17,8 +17,10 @@ from pydantic import BaseModel, ConfigDict
 
 from physvec.agents.model_client import ModelClient
 from physvec.agents.prompts import render
+from physvec.agents.matpcr_extraction import model_claims
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.matpcr.extraction import extract_claims
 from physvec.verifiers.matpcr.oracles import certify
 from physvec.verifiers.matpcr.pcr import Tally, tally
 from physvec.verifiers.matpcr.references import OfflineSnapshot
@@ -49,6 +51,8 @@ class ResponseRecord(Tally):
     reply: str
     verdict: str
     judged: list[JudgedClaim]
+    extraction: str
+    """how the claims were read: 'parser', or the model fallback's accepted and refused entries"""
 
 
 def sentence_around(text: str, start: int, end: int) -> str:
@@ -64,27 +68,36 @@ def messages(draw: Draw) -> list[HumanMessage]:
     return [HumanMessage(render("matpcr_item.j2", draw=draw, facts=draw.facts))]
 
 
-def answer(draw: Draw, client: ModelClient, provider: OfflineSnapshot, step: int) -> ResponseRecord:
-    """Ask the model about one item and judge what it claims."""
+def answer(draw: Draw, client: ModelClient, provider: OfflineSnapshot, step: int,
+           model_extraction: bool = False) -> ResponseRecord:
+    """Ask the model about one item and judge what it claims (read by the parser; by the model, validated,
+    when the parser reads nothing and ``model_extraction`` is on)."""
     reply = client.ask("matpcr_reasoner", messages(draw), node="matpcr_evaluate", step=step)
-    certificate = certify(ClaimsFile(item=draw.item, reasoning=reply), provider)
+    claims_file, extraction = ClaimsFile(item=draw.item, reasoning=reply), "parser"
+    if model_extraction and not extract_claims(reply, draw.constraint):
+        found = model_claims(draw.constraint, reply, client, step)
+        extraction = f"model: {len(found.claims)} accepted, {len(found.refused)} refused ({'; '.join(found.refused)})"
+        if found.claims:
+            claims_file = ClaimsFile(item=draw.item, claims=found.claims)
+    certificate = certify(claims_file, provider)
     counts = tally(draw.constraint, certificate).model_dump()
     judged = [JudgedClaim(context=sentence_around(reply, o.evidence["span"]["start"], o.evidence["span"]["end"]),
                           violated=o.outcome is Outcome.FAILED)
               for o in certificate.obligations if "span" in o.evidence and o.outcome in (Outcome.CERTIFIED, Outcome.FAILED)]
     return ResponseRecord(**counts, seed=draw.seed, index=draw.index, item=draw.item.id, reply=reply,
-                          verdict=certificate.verdict.value, judged=judged)
+                          verdict=certificate.verdict.value, judged=judged, extraction=extraction)
 
 
 def run_evaluation(folder: Path, draws: Sequence[Draw], client: ModelClient, provider: OfflineSnapshot,
-                   on_record: Callable[[ResponseRecord], None] = lambda record: None) -> list[ResponseRecord]:
+                   on_record: Callable[[ResponseRecord], None] = lambda record: None,
+                   model_extraction: bool = False) -> list[ResponseRecord]:
     """Every draw answered once (already recorded ones skipped); returns all records of the run."""
     records = RecordFile(folder / RECORDS, ResponseRecord)
     done = {(r.constraint, r.seed, r.index) for r in records.read()}
     for step, draw in enumerate(draws):
         if (draw.constraint, draw.seed, draw.index) in done:
             continue
-        record = answer(draw, client, provider, step)
+        record = answer(draw, client, provider, step, model_extraction)
         records.append(record)
         on_record(record)
     return records.read()

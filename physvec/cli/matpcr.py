@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("evaluate", help="a model reasons about drawn items; PCR and accuracy per type")
     _campaign_flags(evaluate, FAMILIES, "matpcr-eval")
     evaluate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    evaluate.add_argument("--model-extraction", action="store_true",
+                          help="when the parser reads no claim, ask the model to restate them as JSON (validated)")
     cgsv = commands.add_parser("cgsv", help="oracle-guided revision and its controls, paired McNemar with Holm")
     _campaign_flags(cgsv, CGSV_FAMILIES, "matpcr-cgsv")
     cgsv.add_argument("--rounds", type=int, default=2, help="revision rounds K (default 2)")

@@ -113,10 +113,12 @@ def _evaluate(arguments: argparse.Namespace) -> int:
     families = tuple(dict.fromkeys(arguments.family)) if arguments.family else CONSTRAINTS
     draws = _draws(arguments, families)
     folder, client = _client(arguments, "matpcr-eval", {"families": list(families), "n": arguments.n,
-                                                        "seeds": arguments.seeds, "items": arguments.items})
+                                                        "seeds": arguments.seeds, "items": arguments.items,
+                                                        "model_extraction": arguments.model_extraction})
     try:
         records = run_evaluation(folder, draws, client, offline_snapshot(),
-                                 lambda r: print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} consistent"))
+                                 lambda r: print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} consistent"),
+                                 arguments.model_extraction)
     except (BudgetExhausted, ModelUnavailable) as error:
         print(f"matpcr: evaluation stopped, the model could not answer: {error} (resume with --resume)")
         return EXIT_NOT_CERTIFIED
