@@ -1,6 +1,7 @@
 """`matpcr`: physics oracles judge materials claims, and the oracles are validated by injection.
 
-    matpcr check CLAIMS [--json]                 exit 0 certified, 1 failed or unknown
+    matpcr check CLAIMS [--json] [--provider offline|mp]
+                                                 exit 0 certified, 1 failed or unknown
     matpcr validate-oracles [--n N] [--seed S] [--family F ...] [--rates 0.1,0.3,0.5] [--json]
                                                  exit 0 when no injected violation was certified, else 1
     matpcr evaluate --model SPEC [--family F ...] [--n 30] [--seeds 3] [--items GLOB] [--bootstrap 10000]
@@ -52,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="judge a claims file (an item and claims or reasoning about it)")
     check.add_argument("claims", type=Path)
     check.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    check.add_argument("--provider", choices=("offline", "mp"), default="offline",
+                       help="reference values: the offline snapshot, or the Materials Project (needs the mp extra, "
+                            "$MP_API_KEY and network)")
     validate = commands.add_parser("validate-oracles", help="inject violations into correct claims; FN and FP rates")
     validate.add_argument("--n", type=int, default=20, help="claims per family and rate (default 20)")
     validate.add_argument("--seed", type=int, default=0)

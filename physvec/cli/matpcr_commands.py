@@ -14,10 +14,27 @@ from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.matpcr.schema import CONSTRAINTS, SCHEMA_MODELS, MalformedInput, parse_claims_file, read_json
 
 
+def _provider(name: str):  # -> ReferenceProvider
+    """The offline snapshot, or the Materials Project when the user has the extra, a key and network."""
+    import os
+
+    from physvec.verifiers.matpcr.references import MaterialsProject, offline_snapshot
+
+    if name == "offline":
+        return offline_snapshot()
+    if not os.environ.get("MP_API_KEY"):
+        raise MalformedInput("--provider mp: set MP_API_KEY to your Materials Project key")
+    try:
+        return MaterialsProject(os.environ["MP_API_KEY"])
+    except ImportError:
+        raise MalformedInput("--provider mp: install the mp extra (pip install 'physvec[mp]')") from None
+
+
 def _check(arguments: argparse.Namespace) -> int:
     from physvec.verifiers.matpcr.oracles import certify
 
-    certificate = certify(parse_claims_file(read_json(arguments.claims, "claims")))
+    claims = parse_claims_file(read_json(arguments.claims, "claims"))
+    certificate = certify(claims, _provider(arguments.provider))
     if arguments.json:
         print(certificate.model_dump_json(indent=2))
     else:

@@ -79,3 +79,10 @@ def test_schemas_are_exported(tmp_path):
     assert names == ["matpcr_claim.schema.json", "matpcr_claims.schema.json", "matpcr_reasoning.schema.json"]
     claims = json.loads((tmp_path / "matpcr_claims.schema.json").read_text())
     assert claims["additionalProperties"] is False
+
+
+def test_the_materials_project_provider_without_a_key_exits_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("MP_API_KEY", raising=False)
+    claims = _write(tmp_path, {"item": "band_gap:mp-149", "claims": [{"constraint": "band_gap", "label": "metal"}]})
+    assert main(["check", claims, "--provider", "mp"]) == EXIT_BAD_INPUT
+    assert "MP_API_KEY" in capsys.readouterr().err
