@@ -60,6 +60,9 @@ def _finite(value: Any) -> float:
 
 
 Number = Annotated[float, BeforeValidator(_finite)]
+Pixels = Annotated[int, Field(strict=True, gt=0, le=1_000_000)]
+"""an image side in pixels: an integer (never a boolean), at most a million (a larger one would overflow a float)"""
+MillerIndex = Annotated[int, Field(strict=True, ge=-100, le=100)]
 
 
 class _Strict(BaseModel):
@@ -92,7 +95,9 @@ class DiffractionItem(_Strict):
     id: str = Field(min_length=1)
     material: str | None = None
     pattern: Pattern | None = None
-    wavelength_angstrom: Number = Field(CU_K_ALPHA1_ANGSTROM, gt=0)
+    wavelength_angstrom: Number = Field(CU_K_ALPHA1_ANGSTROM, ge=0.1, le=10.0)
+    """X-ray and neutron wavelengths: a far shorter one would make the reference pattern hold billions of
+    reflections"""
 
     @model_validator(mode="after")
     def _one_source(self) -> DiffractionItem:
@@ -109,8 +114,8 @@ class MicroscopyItem(_Strict):
     scale_bar_px: Number = Field(gt=0)
     scale_bar_length: Number = Field(gt=0)
     scale_bar_unit: Literal["nm", "um", "mm"]
-    image_width_px: int = Field(gt=0)
-    image_height_px: int = Field(gt=0)
+    image_width_px: Pixels
+    image_height_px: Pixels
 
 
 class RamanItem(_Strict):
@@ -155,7 +160,7 @@ class Claim(_Strict):
     value: Number | None = None
     unit: str | None = None
     label: str | None = None
-    hkl: list[int] | None = Field(None, min_length=3, max_length=4,
+    hkl: list[MillerIndex] | None = Field(None, min_length=3, max_length=4,
                                   description="diffraction only: the reflection the peak is assigned to")
     span: Span | None = None
     extracted_by: Literal["file", "parser", "model"] = "file"

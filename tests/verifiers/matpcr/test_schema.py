@@ -44,3 +44,17 @@ def test_a_spectrum_with_a_decreasing_axis_is_named():
 def test_a_claims_file_with_nothing_to_check_is_refused():
     with pytest.raises(MalformedInput, match="give claims, or reasoning"):
         parse_claims_file({"item": "diffraction:Si"})
+
+
+@pytest.mark.parametrize("width", [True, 10**400, 2.5, 0])
+def test_an_image_width_must_be_a_plain_positive_integer(width):
+    with pytest.raises(MalformedInput, match="item.microscopy.image_width_px"):
+        parse_item({"constraint": "microscopy", "id": "m", "scale_bar_px": 10, "scale_bar_length": 1,
+                    "scale_bar_unit": "nm", "image_width_px": width, "image_height_px": 10})
+
+
+@pytest.mark.parametrize("index", [True, 10**400])
+def test_a_miller_index_must_be_a_small_integer(index):
+    with pytest.raises(MalformedInput, match=r"claims\.0\.hkl\.0"):
+        parse_claims_file({"item": "diffraction:Si", "claims": [{"constraint": "diffraction", "value": 28.4,
+                                                                 "unit": "deg", "hkl": [index, 1, 1]}]})
