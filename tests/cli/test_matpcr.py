@@ -86,3 +86,12 @@ def test_the_materials_project_provider_without_a_key_exits_2(tmp_path, capsys, 
     claims = _write(tmp_path, {"item": "band_gap:mp-149", "claims": [{"constraint": "band_gap", "label": "metal"}]})
     assert main(["check", claims, "--provider", "mp"]) == EXIT_BAD_INPUT
     assert "MP_API_KEY" in capsys.readouterr().err
+
+
+def test_the_committed_schemas_are_the_exported_ones(tmp_path):
+    from pathlib import Path
+
+    assert main(["schemas", "--out", str(tmp_path)]) == 0
+    committed = Path(__file__).resolve().parents[2] / "schemas"
+    for exported in tmp_path.iterdir():
+        assert (committed / exported.name).read_text() == exported.read_text(), f"run: matpcr schemas ({exported.name})"
