@@ -71,6 +71,10 @@ def block(key: str, value: Any, sealed: bool = False) -> Block:
 
 
 def obligation_blocks(obligation: Obligation) -> list[Block]:
-    """Every non-empty evidence entry of an obligation, then its sealed entries (marked as such)."""
-    shown = [block(key, value) for key, value in obligation.evidence.items() if value not in ("", None, [], {})]
-    return shown + [block(key, value, sealed=True) for key, value in obligation.sealed.items()]
+    """Every non-empty evidence entry of an obligation, then its non-empty sealed entries (marked as such)."""
+    shown = [block(key, value) for key, value in obligation.evidence.items() if not _empty(value)]
+    return shown + [block(key, value, sealed=True) for key, value in obligation.sealed.items() if not _empty(value)]
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value in ("", [], {})

@@ -29,6 +29,8 @@ class Table:
     columns: list[str]
     rows: list[list[str]]
     left_out: int = 0
+    runs: tuple[str, ...] = ()
+    """Per row, the viewer key of the run the record names ('' for none); empty when no row names one."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,21 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def records_table(title: str, records: list[dict[str, Any]]) -> Table:
+def run_named_by(record: dict[str, Any], run_keys: dict[str, str]) -> str:
+    """The key of the run a record names by its folder (``run_dir`` and the like), matched by the run id, the
+    folder's last part, so that a campaign moved to another folder or machine still links its runs."""
+    for value in record.values():
+        if isinstance(value, str) and "/" in value and Path(value).name in run_keys:
+            return run_keys[Path(value).name]
+    return ""
+
+
+def records_table(title: str, records: list[dict[str, Any]], run_keys: dict[str, str]) -> Table:
     columns = list(dict.fromkeys(key for record in records for key in record))
-    rows = [[cell(record.get(column)) for column in columns] for record in records[:MAX_ROWS]]
-    return Table(title, columns, rows, left_out=max(0, len(records) - MAX_ROWS))
+    shown = records[:MAX_ROWS]
+    rows = [[cell(record.get(column)) for column in columns] for record in shown]
+    runs = tuple(run_named_by(record, run_keys) for record in shown)
+    return Table(title, columns, rows, left_out=max(0, len(records) - MAX_ROWS), runs=runs if any(runs) else ())
 
 
 def _outcome(record: dict[str, Any]) -> str:
@@ -130,12 +143,13 @@ def _settings(folder: Path) -> list[tuple[str, str]]:
     return [(str(key), cell(value)) for key, value in data.items()] if isinstance(data, dict) else []
 
 
-def campaign_page(folder: Path) -> CampaignPage:
-    """Everything a campaign folder holds at its top level, as tables."""
+def campaign_page(folder: Path, run_keys: dict[str, str]) -> CampaignPage:
+    """Everything a campaign folder holds at its top level, as tables; ``run_keys`` maps the run ids the
+    viewer knows to their keys, so records link to their runs."""
     files = sorted(path for path in folder.iterdir() if path.is_file())
     records = {path.name: read_records(path) for path in files if path.suffix == ".jsonl"}
     main = max(records.values(), key=len, default=[])
-    tables = [records_table(name, rows) for name, rows in records.items()]
+    tables = [records_table(name, rows, run_keys) for name, rows in records.items()]
     tables += [csv_table(path) for path in files if path.suffix == ".csv"]
     return CampaignPage(
         name=folder.name, settings=_settings(folder), per_task=per_task_table(main), records=tables,

@@ -74,8 +74,9 @@ class Viewer:
         folder = self.catalogue.resolve(key)
         if folder is None or not is_campaign(folder):
             return None
-        return _TEMPLATES.get_template("campaign.html.j2").render(home="/", page=campaign_page(folder), key=key,
-                                                                   quote=quote)
+        run_keys = {entry.path.name: entry.key for entry in self.catalogue.runs()}
+        return _TEMPLATES.get_template("campaign.html.j2").render(home="/", page=campaign_page(folder, run_keys),
+                                                                   key=key, quote=quote)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -57,7 +57,7 @@ def test_a_convergence_ladder_is_a_table_with_one_row_per_rung():
 def test_sealed_evidence_is_marked_and_a_traceback_stays_preformatted():
     obligation = Obligation(name="reference:energy", category="reference", outcome=Outcome.FAILED,
                             evidence={"observed": -1.5, "traceback": "Traceback\n  File x", "empty": ""},
-                            sealed={"expected": -1.616})
+                            sealed={"expected": -1.616, "overlay": None})
     blocks = obligation_blocks(obligation)
     assert [(b.key, b.kind, b.sealed) for b in blocks] == [("observed", "value", False), ("traceback", "text", False),
                                                           ("expected", "value", True)]
