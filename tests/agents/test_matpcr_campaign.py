@@ -35,7 +35,13 @@ def test_pcr_and_accuracy_are_counted_per_claim_with_bootstrap_intervals_over_re
     assert (diffraction["accuracy"]["count"], diffraction["accuracy"]["of"]) == (2, 4)
     # two responses: a replicate holds both (PCR 1.0), neither (0.5) or one of each (0.75)
     assert diffraction["pcr"]["ci95"] == [0.5, 1.0]
-    assert "| diffraction | 2 | 4 | 0.750 (3/4) [0.500, 1.000] | 0.500 (2/4)" in capsys.readouterr().out
+    assert "| diffraction | 2 | 0 | 4 | 0.750 (3/4) [0.500, 1.000] | 0.500 (2/4)" in capsys.readouterr().out
+
+
+def test_a_vague_answer_leaves_pcr_alone_and_is_counted_beside_it(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT, "The pattern is typical of a diamond-cubic crystal."]) == 0
+    (diffraction, _) = json.loads((tmp_path / "runs" / "matpcr-eval" / "summary.json").read_text())
+    assert diffraction["pcr"]["rate"] == 1.0 and diffraction["responses_without_checkable_claim"] == 1
 
 
 def test_a_stopped_evaluation_resumes_where_it_stopped(tmp_path, capsys):

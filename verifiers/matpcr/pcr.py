@@ -4,7 +4,9 @@ PCR is the fraction of checkable claims (certified or failed by an oracle) with 
 fraction of claims meeting the stricter criterion of accuracy.py, where one exists.  Claims of one response
 share the model's reasoning, so the bootstrap resamples responses, not claims: each replicate draws the
 responses with replacement and takes the ratio of the summed counts; the interval is the 2.5th and 97.5th
-percentile of B replicates (B = 10,000 as published).  A type with no checkable claim has no rate.
+percentile of B replicates (B = 10,000 as published).  A type with no checkable claim has no rate, and the
+responses without a checkable claim are counted beside the rate: a model that retreats into vague prose
+leaves PCR untouched, and only that count shows it.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def _row(name: str, tallies: Sequence[Tally], replicates: int, seed: int) -> dic
         return {"count": int(hits.sum()), "of": int(totals.sum()),
                 "rate": float(hits.sum() / totals.sum()) if totals.sum() else None, "ci95": interval}
     return {"constraint": name, "responses": len(tallies), "claims": sum(t.claims for t in tallies),
+            "responses_without_checkable_claim": sum(t.checkable == 0 for t in tallies),
             "pcr": rate("consistent", "checkable"), "accuracy": rate("accurate", "accuracy_checked")}
 
 
@@ -77,8 +80,8 @@ def markdown(rows: Sequence[dict[str, object]], title: str) -> str:
             return "n/a"
         low, high = rate["ci95"]
         return f"{rate['rate']:.3f} ({rate['count']}/{rate['of']}) [{low:.3f}, {high:.3f}]"
-    lines = [f"# {title}", "", "| constraint | responses | claims | PCR (consistent/checkable) [bootstrap 95%] | "
-             "accuracy [bootstrap 95%] |", "|---|---|---|---|---|"]
-    lines += [f"| {r['constraint']} | {r['responses']} | {r['claims']} | {shown(r['pcr'])} | {shown(r['accuracy'])} |"
-              for r in rows]
+    lines = [f"# {title}", "", "| constraint | responses | without a checkable claim | claims | "
+             "PCR (consistent/checkable) [bootstrap 95%] | accuracy [bootstrap 95%] |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r['constraint']} | {r['responses']} | {r['responses_without_checkable_claim']} | {r['claims']} | "
+              f"{shown(r['pcr'])} | {shown(r['accuracy'])} |" for r in rows]
     return "\n".join(lines) + "\n"
