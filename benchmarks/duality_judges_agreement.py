@@ -10,6 +10,16 @@ permuted, conjugated), every depth-1 perturbation of perturb.py of the cell's du
 candidates of each red-team class of agents/redteam.py (seeded).
 
     python benchmarks/duality_judges_agreement.py [--trials 40] [--seed 0]
+
+Found on the first runs (seed 0, 40 trials per class: 1061 cases, 43 disagreements, every depth-1
+perturbation and every red-team wrong claim labelled alike), two faults of the verdict's path:
+- dualize's least-squares R step moves spectator R-charges when A's R mixes with the node's baryon number
+  (dP1 nodes 2, 3; dP2 phase I at most nodes): 33 true or disguised duals, and the dP2-for-node-4 copies of
+  A, which are A's dual at node 3.  The verdict's own 't Hooft and central-charge rows reject dualize's R
+  there and accept the mutation judge's.
+- isomorphism.theory_graph reads a singlet's place inside a trace as meaningful, and normal_form writes it
+  after the walk's least rotation, which depends on the labels: 7 relabelled SPP duals are not matched, so
+  the verdict refuses an honest relabelled dual.
 """
 
 from __future__ import annotations
