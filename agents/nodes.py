@@ -201,7 +201,7 @@ def verify_stage(verifier: Verifier, state: PipelineState, ctx: RunContext, step
     subject = Subject(
         script=ctx.run.script_path(version), task=ctx.task, pool=ctx.pool, limits=ctx.sandbox_limits,
         workdir=workdir or ctx.run.path / "work" / _stage_folder(version, verifier.name),
-        executed_dir=Path(state["executed_dir"]) if state.get("executed_dir") else None,
+        executed_dir=ctx.run.path / state["executed_dir"] if state.get("executed_dir") else None,
     )
     certificate = verifier.verify(subject)
     name = _certificate_name(verifier.name, version)
@@ -234,7 +234,7 @@ def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Upda
         ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step,
                                     workdir=str(workdir.relative_to(ctx.run.path)), summary=execution.message,
                                     **execution.evidence)
-    return {**update, "executed_dir": str(workdir)}
+    return {**update, "executed_dir": workdir.relative_to(ctx.run.path).as_posix()}
 
 
 def vote_temperatures(votes: int) -> tuple[float, ...]:
@@ -347,7 +347,7 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
         status = Status.FINISHED
     if state.get("executed_dir"):
         for name in (RESULTS_FILE, FIGURE_FILE):
-            source = Path(state["executed_dir"]) / name
+            source = ctx.run.path / state["executed_dir"] / name
             if source.is_file():
                 shutil.copyfile(source, ctx.run.path / name)
     overlay = ctx.run.path / "work" / _stage_folder(state.get("script_version", 0), "scientific") / OVERLAY_FILE

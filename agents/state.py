@@ -38,6 +38,8 @@ class PipelineState(TypedDict, total=False):
     scientific_iteration: int
     certificates: dict[str, str]
     executed_dir: str
+    """the sandbox folder the current script last ran in, relative to the run folder (an absolute one, from a
+    checkpoint written before paths were relative, still works: the run folder joined with it is itself)"""
     execution_error: str
     """the end of the current script's error output when it last ran (ReAct baselines; empty: it ran)"""
     verdict: str

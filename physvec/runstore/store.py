@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from physvec.runstore.lock import is_held
+from physvec.runstore.paths import portable
 from physvec.runstore.transcript import EventType, Transcript, read_events
 from physvec.taskfiles.loading import LoadedTask
 from physvec.verifiers.certificate import Certificate
@@ -145,8 +146,10 @@ class RunDirectory:
         return sorted((self.path / "scripts").glob(f"v*{self.script_suffix}"))
 
     def write_certificate(self, name: str, certificate: Certificate) -> Path:
+        """Store a certificate with the machine's paths in its evidence made portable (tracebacks name
+        ``verifiers/...`` and ``work/...``, not this machine's folders)."""
         target = self.path / "certificates" / f"{name}.json"
-        _write_atomically(target, certificate.model_dump_json(indent=2))
+        _write_atomically(target, json.dumps(portable(json.loads(certificate.model_dump_json()), self.path), indent=2))
         return target
 
     def certificate(self, name: str) -> Certificate:
@@ -240,6 +243,15 @@ def _copy_inputs(loaded: LoadedTask, run: RunDirectory) -> dict[str, Any]:
     return task
 
 
+def _task_source(task: Path) -> str:
+    """Where the task came from, relative to the working folder when it lies inside it (as a user types it),
+    else only its folder and name: the run keeps its own copy, and a machine path would mean nothing where
+    the run folder is opened later."""
+    task = task.resolve()
+    here = Path.cwd().resolve()
+    return (task.relative_to(here) if task.is_relative_to(here) else Path(task.parent.name, task.name)).as_posix()
+
+
 def create_run(runs_dir: Path, loaded: LoadedTask, model_spec: str, **metadata_fields: Any) -> RunDirectory:
     """Create a run directory holding the task as run, its inputs and its metadata."""
     run = RunDirectory(Path(runs_dir).resolve() / _new_run_id(loaded.task.id))
@@ -249,7 +261,7 @@ def create_run(runs_dir: Path, loaded: LoadedTask, model_spec: str, **metadata_f
     meta = {
         "run_id": run.run_id,
         "task_id": loaded.task.id,
-        "task_source": str(loaded.path),
+        "task_source": _task_source(loaded.path),
         "model": model_spec,
         "created": time.time(),
         "status": "running",

@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from physvec.runstore.paths import portable
+
 
 class EventType(StrEnum):
     RUN_STARTED = "run_started"
@@ -146,7 +148,9 @@ class Transcript:
         self._listeners.append(listener)
 
     def append(self, type: EventType, node: str | None = None, step: int | None = None, **data: Any) -> Event:
-        """Write one event durably and return it."""
+        """Write one event durably and return it, with machine paths in its data made portable (paths.py)."""
+        if type is not EventType.MODEL_CALL:  # a prompt and its reply are kept exactly as sent and received
+            data = portable(data, self.path.parent)
         with self._lock:
             event = Event(seq=self._next_seq, time=time.time(), type=type, node=node, step=step, data=data)
             line = (event.model_dump_json() + "\n").encode()
