@@ -134,7 +134,7 @@ def test_the_run_list_filters_sorts_and_links_to_each_run(viewer, example_runs, 
     assert_fits_the_window(page)
 
 
-def test_a_campaign_page_has_a_per_task_table_and_its_pass_at_k_plot(viewer, page):
+def test_a_campaign_page_has_a_per_task_table_its_pass_at_k_plot_and_links_to_its_runs(viewer, page):
     page.goto(viewer + "/")
     page.locator("#campaign-list a", has_text="qmp-campaign").click()
     per_task = page.locator("#per-task + div table")
@@ -142,6 +142,9 @@ def test_a_campaign_page_has_a_per_task_table_and_its_pass_at_k_plot(viewer, pag
     assert page.locator("img.figure").evaluate("image => image.naturalWidth") > 0
     assert page.locator("a", has_text="all runs and campaigns").count() == 1
     assert_fits_the_window(page)
+    assert page.locator("a.run-link").count() == 3, "each trial record links to its run"
+    page.locator("a.run-link").first.click()
+    assert page.locator("#summary").is_visible()
 
 
 def test_report_html_is_one_file_that_reads_the_same_without_a_server(example_runs, page):
