@@ -74,15 +74,27 @@ STRUCTURES: dict[str, ReferenceStructure] = {s.id: s for s in (
     _cubic("C-diamond", "C", "Fd-3m", 3.567, _with(DIAMOND, "C"), KITTEL + ": diamond 3.567 A"),
     _cubic("NaCl", "NaCl", "Fm-3m", 5.6402, _with(ROCKSALT, "Na", "Cl"), NBS_539 + ", vol. 2: halite a = 5.6402 A"),
     _cubic("KCl", "KCl", "Fm-3m", 6.29, _with(ROCKSALT, "K", "Cl"), KITTEL + ": KCl 6.29 A"),
-    _cubic("MgO", "MgO", "Fm-3m", 4.20, _with(ROCKSALT, "Mg", "O"), KITTEL + ": MgO 4.20 A"),
-    _cubic("PbS", "PbS", "Fm-3m", 5.92, _with(ROCKSALT, "Pb", "S"), KITTEL + ": PbS 5.92 A"),
+    _cubic("MgO", "MgO", "Fm-3m", 4.213, _with(ROCKSALT, "Mg", "O"),
+           NBS_539 + ", vol. 1 (Swanson and Tatge): periclase a = 4.213 A at 26 C, as on ICDD card 04-0829 "
+           "(seen in a public copy of the card); Kittel's rounded 4.20 A put (200) 0.13 deg too high"),
+    _cubic("PbS", "PbS", "Fm-3m", 5.936, _with(ROCKSALT, "Pb", "S"),
+           "galena a = 5.936 A, the value of ICDD card 05-0592 (an NBS powder pattern) as quoted by secondary "
+           "sources; the card itself not checked (Kittel's rounded 5.92 A is 0.3 % short)"),
     _cubic("Cu", "Cu", "Fm-3m", 3.6150, (Site("Cu", "4a", (0.0, 0.0, 0.0)),), NBS_539 + ", vol. 1: Cu a = 3.6150 A"),
     _cubic("Al", "Al", "Fm-3m", 4.0494, (Site("Al", "4a", (0.0, 0.0, 0.0)),), NBS_539 + ", vol. 1: Al a = 4.0494 A"),
-    _cubic("Fe-bcc", "Fe", "Im-3m", 2.87, (Site("Fe", "2a", (0.0, 0.0, 0.0)),), KITTEL + ": alpha-Fe 2.87 A"),
-    _cubic("CsCl", "CsCl", "Pm-3m", 4.11, _with(CSCL, "Cs", "Cl"), KITTEL + ": CsCl 4.11 A"),
-    _cubic("CuZn", "CuZn", "Pm-3m", 2.94, _with(CSCL, "Cu", "Zn"), KITTEL + ": beta-brass CuZn 2.94 A"),
+    _cubic("Fe-bcc", "Fe", "Im-3m", 2.8664, (Site("Fe", "2a", (0.0, 0.0, 0.0)),),
+           NBS_539 + ", vol. 4: alpha-Fe a = 2.8664 A at 25 C (ICDD card 06-0696), from recollection, not checked "
+           "against the original; room-temperature values in the literature lie at 2.865-2.867 A"),
+    _cubic("CsCl", "CsCl", "Pm-3m", 4.123, _with(CSCL, "Cs", "Cl"),
+           "a = 4.123 A at room temperature, the NBS powder-pattern value (ICDD card 05-0607) as quoted by "
+           "secondary sources; original not checked (Kittel's rounded 4.11 A is 0.3 % short)"),
+    _cubic("CuZn", "CuZn", "Pm-3m", 2.94, _with(CSCL, "Cu", "Zn"),
+           KITTEL + ": beta-brass CuZn 2.94 A (suspect: ordered beta'-CuZn near 50 at.% Zn is usually reported "
+           "near 2.95 A and depends on composition; not corrected for want of a checked source)"),
     _cubic("ZnS", "ZnS", "F-43m", 5.41, _with(ZINCBLENDE, "Zn", "S"), KITTEL + ": sphalerite ZnS 5.41 A"),
-    _cubic("SiC-3C", "SiC", "F-43m", 4.35, _with(ZINCBLENDE, "Si", "C"), KITTEL + ": SiC 4.35 A"),
+    _cubic("SiC-3C", "SiC", "F-43m", 4.3596, _with(ZINCBLENDE, "Si", "C"),
+           "a = 4.3596 A at room temperature, the value tabulated for 3C-SiC in Landolt-Boernstein and the "
+           "Ioffe NSM database (from recollection, originals not checked; Kittel's rounded 4.35 A is 0.2 % short)"),
     _cubic("CaF2", "CaF2", "Fm-3m", 5.4626, (Site("Ca", "4a", (0.0, 0.0, 0.0)), Site("F", "8c", (0.25, 0.25, 0.25))),
            NBS_539 + ", vol. 1: fluorite a = 5.4626 A"),
     _cubic("SrTiO3", "SrTiO3", "Pm-3m", 3.905,
@@ -90,8 +102,10 @@ STRUCTURES: dict[str, ReferenceStructure] = {s.id: s for s in (
            "F. W. Lytle, J. Appl. Phys. 35, 2212 (1964): a = 3.905 A at room temperature"),
     ReferenceStructure("Mg", "Mg", "P6_3/mmc", "hexagonal", 3.21, 5.21, _with(HCP, "Mg"),
                        KITTEL + ": hcp Mg a = 3.21 A, c = 5.21 A"),
-    ReferenceStructure("Zn", "Zn", "P6_3/mmc", "hexagonal", 2.66, 4.95, _with(HCP, "Zn"),
-                       KITTEL + ": hcp Zn a = 2.66 A, c = 4.95 A"),
+    ReferenceStructure("Zn", "Zn", "P6_3/mmc", "hexagonal", 2.6649, 4.9468, _with(HCP, "Zn"),
+                       NBS_539 + ", vol. 1 (Swanson and Tatge): Zn a = 2.6649 A, c = 4.9468 A at 25 C (ICDD card "
+                       "04-0831), from recollection, original not checked; Kittel's rounded 2.66/4.95 A moved (100) "
+                       "by +0.08 deg"),
     ReferenceStructure("ZnO", "ZnO", "P6_3mc", "hexagonal", 3.2498, 5.2066, _wurtzite(0.3819, "Zn", "O"),
                        "E. H. Kisi and M. M. Elcombe, Acta Cryst. C45, 1867 (1989): a = 3.2498 A, c = 5.2066 A, "
                        "u = 0.3819"),
