@@ -27,6 +27,8 @@ class Finding:
     obligation: str
     outcome: str
     reason: str
+    anchor: str
+    """the id of the obligation's row on the page: obligation-<certificate>-<position>"""
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,9 @@ def _one_line(text: str) -> str:
 
 
 def _findings(certificates: dict[str, Certificate], outcomes: tuple[Outcome, ...]) -> list[Finding]:
-    return [Finding(name, o.name, o.outcome.value, _one_line(o.message)) for name, certificate in certificates.items()
-            for o in certificate.obligations if o.outcome in outcomes]
+    return [Finding(name, o.name, o.outcome.value, _one_line(o.message), f"obligation-{name}-{position}")
+            for name, certificate in certificates.items()
+            for position, o in enumerate(certificate.obligations) if o.outcome in outcomes]
 
 
 def _rubric_score(certificates: dict[str, Certificate]) -> float | None:

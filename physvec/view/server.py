@@ -58,10 +58,17 @@ class Viewer:
         self.catalogue = catalogue
 
     def index(self) -> str:
-        runs, campaigns = self.catalogue.runs(), self.catalogue.campaigns()
+        """The run list and the campaigns; a run whose run.json cannot be read (being written, or damaged) is
+        named apart instead of taking the whole list down."""
+        rows, unreadable = [], []
+        for entry in self.catalogue.runs():
+            try:
+                rows.append(run_row(entry.key, RunDirectory(entry.path)))
+            except (OSError, ValueError):
+                unreadable.append(entry.path.name)
         return _TEMPLATES.get_template("index.html.j2").render(
-            home="", roots=self.catalogue.roots, runs=[run_row(e.key, RunDirectory(e.path)) for e in runs],
-            campaigns=campaigns, quote=quote)
+            home="", roots=self.catalogue.roots, runs=rows, unreadable=unreadable,
+            campaigns=self.catalogue.campaigns(), quote=quote)
 
     def run(self, key: str) -> str | None:
         folder = self.catalogue.resolve(key)

@@ -33,7 +33,8 @@ def test_the_summary_reads_the_final_version_and_names_what_failed_and_what_stay
         "isolation": certificate(("sandbox:isolation", Outcome.CERTIFIED, "bubblewrap")),
     }
     summary = summarise({"verdict": "failed", "status": "finished"}, certificates, [])
-    assert [(f.certificate, f.obligation) for f in summary.failed] == [("scientific-v02", "reference:energy")]
+    assert [(f.certificate, f.obligation, f.anchor) for f in summary.failed] == [
+        ("scientific-v02", "reference:energy", "obligation-scientific-v02-2")]
     assert [(f.obligation, f.reason) for f in summary.unknown] == [("rubric:circuit", "prose leaf: no model")]
     assert {f.obligation for f in summary.certified} == {"script_executes", "rubric:field", "sandbox:isolation"}
     assert summary.rubric_score == 0.375

@@ -101,6 +101,8 @@ def test_a_failed_run_names_the_failed_obligation_first_and_its_conversation_is_
     page.goto(run_url(viewer, example_runs["failed"]))
     assert "failed" in page.locator("#summary h2").inner_text()
     assert "script_executes" in page.locator("#summary .look-first").inner_text()
+    page.locator("#summary li a", has_text="script_executes").click()
+    assert page.locator("tr:target").inner_text().startswith("script_executes"), "the summary leads to its row"
     entries = page.locator("#conversation-entries .entry")
     total = entries.count()
     page.fill("#conversation-search", "programming_repair")

@@ -27,3 +27,15 @@ def test_physvec_view_prints_its_address_and_serves_the_run_list(tmp_path):
 def test_a_folder_that_does_not_exist_is_an_exit_2(tmp_path, capsys):
     assert physvec_main(["view", str(tmp_path / "nope")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_a_run_whose_run_json_cannot_be_read_is_named_apart_from_the_list(tmp_path):
+    from physvec.view.catalogue import Catalogue
+    from physvec.view.server import Viewer
+
+    broken = tmp_path / "20260101-000000-task-0000"
+    broken.mkdir()
+    (broken / "run.json").write_text('{"run_id": ')
+    (broken / "transcript.jsonl").write_text("")
+    page = Viewer(Catalogue([tmp_path])).index()
+    assert "Unreadable run.json" in page and broken.name in page
