@@ -78,3 +78,21 @@ def test_a_model_call_reads_as_its_prompt_messages_and_the_reply():
                                                          ("reply", "```python\n...```")]
     assert call.title == "model call (author): 15 tokens" and call.seconds == 1.5
     assert issued.link == "certificate-programming-v01" and issued.title == "certificate programming v1: failed"
+
+
+def test_a_run_lists_its_stored_certificates_in_pipeline_order(tmp_path):
+    from physvec.runstore.store import RunDirectory
+
+    run = RunDirectory(tmp_path)
+    for name in ("isolation", "convergence-v01", "scientific-v01", "programming-v01"):
+        run.write_certificate(name, certificate(("x", Outcome.CERTIFIED, "")))
+    assert list(run.certificates()) == ["programming-v01", "scientific-v01", "convergence-v01", "isolation"]
+
+
+def test_a_model_reply_is_shown_as_text_never_as_markup():
+    from physvec.runstore.report import environment
+
+    events = [Event(seq=0, time=0.0, type=EventType.MODEL_CALL, node="author",
+                    data={"prompt": [], "reply": "<script>alert('x')</script>"})]
+    page = environment().get_template("conversation.html.j2").render(conversation=conversation(events))
+    assert "<script>" not in page and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page
