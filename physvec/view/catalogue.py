@@ -37,7 +37,8 @@ class Catalogue:
     def __init__(self, roots: list[Path]) -> None:
         self.roots = [root.resolve() for root in roots]
 
-    def _walk(self) -> tuple[list[Entry], list[Entry]]:
+    def find(self) -> tuple[list[Entry], list[Entry]]:
+        """(runs, campaigns) under every root, found afresh on each call: a viewer left open sees new runs."""
         runs: list[Entry] = []
         campaigns: list[Entry] = []
         for index, root in enumerate(self.roots):
@@ -58,10 +59,7 @@ class Catalogue:
         return runs, campaigns
 
     def runs(self) -> list[Entry]:
-        return self._walk()[0]
-
-    def campaigns(self) -> list[Entry]:
-        return self._walk()[1]
+        return self.find()[0]
 
     def resolve(self, key: str) -> Path | None:
         """The folder a key names, or None when it names nothing inside a root."""

@@ -7,7 +7,6 @@ campaign folders it found, and the pages load nothing from elsewhere (styles and
 
 from __future__ import annotations
 
-import json
 import mimetypes
 import time
 from collections.abc import Callable
@@ -36,19 +35,16 @@ def run_row(key: str, run: RunDirectory) -> dict[str, Any]:
         "verdict": str(meta.get("verdict")), "status": run.status(), "tokens": meta.get("tokens_used", 0),
         "created": created or 0,
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(created)) if created else "",
-        "seconds": _duration(run),
+        "seconds": _duration(run, created),
     }
 
 
-def _duration(run: RunDirectory) -> float | str:
-    """Seconds from the transcript's first to last line (run.json does not record when a run ended)."""
-    lines = run.transcript_file.read_bytes().splitlines()
-    if len(lines) < 2:
+def _duration(run: RunDirectory, created: float | None) -> float | str:
+    """Seconds from the run's creation to its transcript's last write (run.json does not record when a run
+    ended; the last event is appended and fsynced as the run ends), without reading the transcript."""
+    if not created or not run.transcript_file.is_file():
         return ""
-    try:
-        return round(json.loads(lines[-1])["time"] - json.loads(lines[0])["time"], 1)
-    except (ValueError, KeyError):
-        return ""
+    return round(run.transcript_file.stat().st_mtime - created, 1)
 
 
 class Viewer:
@@ -60,15 +56,16 @@ class Viewer:
     def index(self) -> str:
         """The run list and the campaigns; a run whose run.json cannot be read (being written, or damaged) is
         named apart instead of taking the whole list down."""
+        runs, campaigns = self.catalogue.find()
         rows, unreadable = [], []
-        for entry in self.catalogue.runs():
+        for entry in runs:
             try:
                 rows.append(run_row(entry.key, RunDirectory(entry.path)))
             except (OSError, ValueError):
                 unreadable.append(entry.path.name)
         return _TEMPLATES.get_template("index.html.j2").render(
             home="", roots=self.catalogue.roots, runs=rows, unreadable=unreadable,
-            campaigns=self.catalogue.campaigns(), quote=quote)
+            campaigns=campaigns, quote=quote)
 
     def run(self, key: str) -> str | None:
         folder = self.catalogue.resolve(key)
