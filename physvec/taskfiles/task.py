@@ -83,6 +83,9 @@ class ReferenceData(Tolerances):
     also: list[str] = Field(default_factory=list, description=(
         "further results compared with the same file and tolerances, each under its own name in both"))
     source: str = Field(min_length=1, description="provenance: paper, table, or independent method")
+    x: str | None = Field(None, description=(
+        "dotted key path into the reference file of the values the observable was computed at (the swept "
+        "parameter, e.g. lengths): the x axis of the overlay figure (default: the index)"))
 
     def compared(self) -> list[tuple[str, str]]:
         """(observable in results.json, key in the reference file) of every comparison, the main one first."""

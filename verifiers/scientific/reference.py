@@ -35,7 +35,8 @@ def _compared(subject: Subject, results: dict[str, Any], observable: str, key: s
     name, category = f"reference:{observable}", "reference"
     try:
         observed = lookup(results, observable)
-        expected = lookup(json.loads(subject.task.reference_path.read_text()), key)
+        reference_file = json.loads(subject.task.reference_path.read_text())
+        expected = lookup(reference_file, key)
         observed_array = np.asarray(observed, dtype=float)
         expected_array = np.asarray(expected, dtype=float)
     except (KeyPathError, OSError, TypeError, ValueError, json.JSONDecodeError) as error:
@@ -49,7 +50,9 @@ def _compared(subject: Subject, results: dict[str, Any], observable: str, key: s
                           sealed={"expected_shape": list(expected_array.shape)})
     close = np.isclose(observed_array, expected_array, **tolerances)
     agrees = bool(np.all(close))
-    figure = _overlay(observed_array, expected_array, subject.workdir / OVERLAY_FILE, observable) if overlay else None
+    axis = overlay_axis(reference_file, reference.x, expected_array)
+    figure = _overlay(observed_array, expected_array, subject.workdir / OVERLAY_FILE, observable, axis) \
+        if overlay else None
     return Obligation(
         name=name, category=category, outcome=Outcome.CERTIFIED if agrees else Outcome.FAILED,
         message=("agrees with the reference" if agrees
@@ -73,8 +76,22 @@ def curve_errors(observed: np.ndarray, expected: np.ndarray) -> list[dict[str, f
     return errors
 
 
-def _overlay(observed: np.ndarray, expected: np.ndarray, path: Path, label: str) -> Path | None:
-    """Reproduction (markers) over reference (lines), one colour per curve; None for scalars."""
+def overlay_axis(reference_file: Any, x: str | None, expected: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """The overlay's x values and label: the reference's swept parameter when the task names one that has a
+    value per point of a curve, else the index (a reader should not guess what "index" 0, 1, 2 meant)."""
+    if x is None or expected.ndim == 0:
+        return None, "index"
+    try:
+        values = np.asarray(lookup(reference_file, x), dtype=float)
+    except (KeyPathError, TypeError, ValueError):
+        return None, "index"
+    return (values, x.rsplit(".", 1)[-1]) if values.shape == expected.shape[-1:] else (None, "index")
+
+
+def _overlay(observed: np.ndarray, expected: np.ndarray, path: Path, label: str,
+             axis_values: tuple[np.ndarray | None, str]) -> Path | None:
+    """Reproduction (markers) over reference (lines), one colour per curve, against the swept parameter's
+    values when known; None for scalars."""
     if observed.ndim == 0 or observed.ndim > 2:
         return None
     import matplotlib
@@ -82,12 +99,14 @@ def _overlay(observed: np.ndarray, expected: np.ndarray, path: Path, label: str)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    x, x_label = axis_values
     figure, axis = plt.subplots(figsize=(5, 3.5))
     for index, (got, want) in enumerate(zip(np.atleast_2d(observed), np.atleast_2d(expected))):
-        line, = axis.plot(want, "-", label=f"reference {index}" if observed.ndim == 2 else "reference")
-        axis.plot(got, "o", color=line.get_color(), label=f"reproduction {index}" if observed.ndim == 2 else
+        points = x if x is not None else np.arange(want.size)
+        line, = axis.plot(points, want, "-", label=f"reference {index}" if observed.ndim == 2 else "reference")
+        axis.plot(points, got, "o", color=line.get_color(), label=f"reproduction {index}" if observed.ndim == 2 else
                   "reproduction")
-    axis.set_xlabel("index")
+    axis.set_xlabel(x_label)
     axis.set_ylabel(label)
     axis.legend(fontsize=7)
     figure.tight_layout()

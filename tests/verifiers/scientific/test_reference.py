@@ -75,3 +75,16 @@ def test_the_reference_s_provenance_text_is_sealed(tmp_path):
     (obligation,) = reference_obligations(subject, {"energies": [-3.0, -4.0, -5.0]})
     assert "3.3749" not in json_module.dumps([obligation.message, obligation.evidence])
     assert obligation.sealed["source"].endswith("-3.3749")
+
+
+def test_the_overlay_is_drawn_against_the_swept_parameter_the_task_names():
+    import numpy as np
+
+    from physvec.verifiers.scientific.reference import overlay_axis
+
+    reference = {"lengths": [4, 6, 8], "energies": [-1.6, -2.5, -3.4], "sweep": {"L": [4, 6]}}
+    x, label = overlay_axis(reference, "lengths", np.asarray(reference["energies"]))
+    assert x.tolist() == [4, 6, 8] and label == "lengths"
+    assert overlay_axis(reference, None, np.asarray(reference["energies"]))[1] == "index"
+    assert overlay_axis(reference, "sweep.L", np.asarray(reference["energies"]))[1] == "index", \
+        "values that do not match the curve point by point are not an axis"
