@@ -8,13 +8,15 @@ of one task) three times: the local executor with one job, with two, and a Dask 
 processes; it prints each wall time and whether the three record files agree (every field but the
 seconds and the run folder, which name the campaign).  Part 2 runs ``--episodes`` cheap trials (PHACT
 episodes of a scripted model, a fraction of a second each) locally with two jobs and on the two-worker
-LocalCluster, and ``--episodes`` empty Dask tasks: the difference per trial is what the scheduler costs.
-Cluster start-up is timed apart: it is paid once per campaign.
+LocalCluster (whose workers import the PHACT modules first, as this process has), and ``--episodes`` empty
+Dask tasks: the difference per trial is what the scheduler costs.  Cluster start-up is timed apart: it is
+paid once per campaign.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import tempfile
 import time
@@ -77,6 +79,7 @@ def episode_campaigns(episodes: int, executors: dict[str, Executor], client: Cli
     goals = [(goal, domain) for _, goal, domain in corpus("rc_filter") if goal.id == GOAL]
     model = EpisodeModel(f"scripted:{replies}", ProviderSettings(), 10**6)
     table = Table("executor", "trials", "wall s", "ms per trial", title=f"{episodes} PHACT episodes (scripted model)")
+    client.run(importlib.import_module, "physvec.agents.phact_campaign")  # this process has imported it already
     walls = {}
     for name, executor in executors.items():
         run = PhactRun(scratch / name.replace(" ", "_"))
