@@ -2,15 +2,21 @@
 
 Dualising node k (no adjoint at k, as many flavours in as out):
 1. SU(N_c) at k becomes SU(N_f - N_c);
-2. every arrow at k is reversed (the dual quark of X is labelled X~) with R -> 1 - R;
+2. every arrow at k is reversed (the dual quark of X is labelled X~) with R -> 1 - R, shifted along the
+   dual node's baryon number (baryonic_shift); every field away from k keeps its R;
 3. one meson M[a.b] per pair (a into k, b out of k), an arrow from a's tail to b's head with
    R = R_a + R_b; a meson with both ends on one node is an adjoint plus the singlet tr[M[a.b]];
 4. in W every pass a b through k becomes M[a.b], and each meson gets the cubic term M[a.b] b~ a~; an
    adjoint meson is the N x N matrix M_adj + tr[M]/N, so every term holding it is expanded into both
    (tr[M] b~ a~ / N among them; tr X of a traceless adjoint X vanishes);
 5. fields with a mass term (two arrows, or two singlets) are integrated out exactly through their F-terms;
-6. the R-charges move to the nearest assignment (least squares, exact rationals: exact_linear.py) on the affine space
-   where every W term has R = 2 and every node is free of the gauge-R anomaly.
+6. A's R and the dual's must both be consistent (every W term R = 2, every node free of the gauge-R anomaly):
+   the dual's R is the image of A's R-symmetry, which only a consistent A has, and a dual that comes out
+   inconsistent would be a fault of the construction; either raises DualisationError.
+
+The R-charges are mapped, never fitted: a projection onto the consistent space (the nearest point) moves
+fields that the duality does not touch whenever A's R mixes with k's baryon number, and then gives a
+theory whose 't Hooft anomalies and central charges differ from A's.
 """
 
 from __future__ import annotations
@@ -18,10 +24,13 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index
-from physvec.verifiers.dualitycert.exact_linear import Vec, nearest_solution
+from physvec.verifiers.dualitycert.anomalies import charged_at
+from physvec.verifiers.dualitycert.anomalies import dynkin_index
+from physvec.verifiers.dualitycert.anomalies import mixed_r_anomaly
+from physvec.verifiers.dualitycert.exact_linear import Vec
 from physvec.verifiers.dualitycert.normal_form import (NotExact, Terms, adjoint_labels, as_terms, clean, cyclic,
                                                       expand_traces, integrate_all, least_rotation)
+from physvec.verifiers.dualitycert.superpotential import term_r_charge
 from physvec.verifiers.dualitycert.theory import MIN_RANK, Arrow, Singlet, Theory
 
 
@@ -94,11 +103,36 @@ def _mesons(theory: Theory, node: int) -> list[Arrow]:
                   r_charge=a.r_charge + b.r_charge) for a in incoming for b in outgoing]
 
 
-def _dual_fields(theory: Theory, node: int) -> list[Arrow]:
+def baryonic_shift(theory: Theory, node: int, rank: int) -> Fraction:
+    """delta with R(X~) = 1 - R(X) + delta for X out of ``node`` and 1 - R(X) - delta for X into it.
+
+    Why.  The arrows out of k are the quarks Q (fundamentals of SU(N_c)), those into k the antiquarks Qt;
+    an arrow to a node of rank N carries N flavours.  On these fields A's R is R0 + beta B + f_Q + f_Qt:
+    R0 = 1 - N_c / N_f on every flavour (the node's anomaly-free R of SQCD), B the baryon number (+1 on Q,
+    -1 on Qt), f_Q and f_Qt traceless over the flavours of Q and of Qt; no axial part is left, because A's R
+    is anomaly-free at k.  Seiberg's map sends R0 to the dual's R0 = N_c / N_f = 1 - R0, a flavour charge f
+    to -f (the dual quark q is in the conjugate flavour representation), and B to N_c / N~_c on q,
+    -N_c / N~_c on qt.  So R(q) = 1 - R(Q) + beta (1 + N_c / N~_c) = 1 - R(Q) + beta N_f / N~_c, and
+    R(qt) = 1 - R(Qt) - beta N_f / N~_c.  Summing R over the flavours (the traceless parts drop out)
+    gives sum_out N R - sum_in N R = 2 beta N_f, so delta = (sum_out N R - sum_in N R) / (2 N~_c).
+    Mesons Q Qt carry no baryon number (R_a + R_b) and every term M q qt keeps R = 2.  Without delta the
+    dual is anomalous at k's neighbours whenever beta != 0 (dP1 nodes 2 and 3, dP2 phase I).
+    """
     incoming, outgoing = _passes(theory, node)
+    out_sum = sum((theory.ranks[a.target] * a.r_charge for a in outgoing), Fraction(0))
+    in_sum = sum((theory.ranks[a.source] * a.r_charge for a in incoming), Fraction(0))
+    return (out_sum - in_sum) / (2 * rank)
+
+
+def _dual_fields(theory: Theory, node: int, rank: int) -> list[Arrow]:
+    """Spectators as they are, the dual quarks (R = 1 - R -/+ delta) and the mesons."""
+    incoming, outgoing = _passes(theory, node)
+    shift = baryonic_shift(theory, node, rank)
     fields = [a for a in theory.arrows if node not in (a.source, a.target)]
-    fields += [Arrow(label=dual_label(a.label), source=a.target, target=a.source, r_charge=1 - a.r_charge)
-               for a in (*incoming, *outgoing)]
+    fields += [Arrow(label=dual_label(a.label), source=a.target, target=a.source, r_charge=1 - a.r_charge - shift)
+               for a in incoming]
+    fields += [Arrow(label=dual_label(a.label), source=a.target, target=a.source, r_charge=1 - a.r_charge + shift)
+               for a in outgoing]
     return fields + _mesons(theory, node)
 
 
@@ -155,25 +189,25 @@ def constraint_system(theory: Theory) -> tuple[list[Vec], Vec]:
     return rows, values
 
 
-def nearest_consistent_r(theory: Theory) -> Theory:
-    """The theory with R-charges moved, by exact least squares, onto W terms R = 2 and anomaly-free nodes.
-
-    Raises DualisationError when the two sets of conditions cannot hold together.
-    """
-    constraints, target = constraint_system(theory)
-    moved = nearest_solution(constraints, target, list(theory.field_r().values()))
-    if moved is None:
-        raise DualisationError("no R assignment makes every W term R = 2 and every node anomaly-free")
-    charge = dict(zip(theory.field_r(), moved, strict=True))
-    return theory.model_copy(update={
-        "arrows": tuple(a.model_copy(update={"r_charge": charge[a.label]}) for a in theory.arrows),
-        "singlets": tuple(s.model_copy(update={"r_charge": charge[s.label]}) for s in theory.singlets)})
+def r_inconsistencies(theory: Theory) -> list[str]:
+    """Why the R-charges are not a candidate superconformal R: W terms with R != 2, nodes with a gauge-R
+    anomaly (empty when consistent)."""
+    problems = [f"W term {' '.join(term.factors)} has R = {term_r_charge(theory, term)}"
+                for term in theory.superpotential if term_r_charge(theory, term) != 2]
+    return problems + [f"node {node} has gauge-R anomaly {mixed_r_anomaly(theory, node)}"
+                       for node in theory.nodes if mixed_r_anomaly(theory, node) != 0]
 
 
 def dualize(theory: Theory, node: int) -> Theory:
-    """The Seiberg dual of ``theory`` on ``node``, in the seed schema."""
+    """The Seiberg dual of ``theory`` on ``node``, in the seed schema, with the image of its R-symmetry.
+
+    Raises DualisationError when the node cannot be dualised, a mass cannot be integrated out exactly, or
+    the R-charges of A (or, as a guard, of the dual) are not consistent.
+    """
     rank = dual_rank(theory, node)
-    fields = _dual_fields(theory, node)
+    if problems := r_inconsistencies(theory):
+        raise DualisationError(f"A's R-charges are not consistent, so they have no image in the dual: {problems[0]}")
+    fields = _dual_fields(theory, node, rank)
     adjoints = {a.label for a in fields if a.is_adjoint} | adjoint_labels(theory)
     try:
         terms, massive = integrate_all(clean(_dual_superpotential(theory, node), adjoints), adjoints)
@@ -187,4 +221,6 @@ def dualize(theory: Theory, node: int) -> Theory:
         singlets=tuple(s for s in (*theory.singlets, *_trace_singlets(theory, node)) if s.label not in massive),
         superpotential=as_terms(terms),
         u1_globals=theory.u1_globals)
-    return nearest_consistent_r(dual)
+    if problems := r_inconsistencies(dual):
+        raise DualisationError(f"the dual's R-charges came out inconsistent: {problems[0]}")
+    return dual

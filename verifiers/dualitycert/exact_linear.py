@@ -1,9 +1,9 @@
 """Exact linear algebra over the rationals, small and dependency-free.
 
-DualityCert's systems (W terms at R = 2, anomaly-free nodes, U(1) mixing matrices) have tens of rows and
-columns with small rational entries: Fraction arithmetic solves them exactly in milliseconds, without
-the half-second import of a computer-algebra system that a command like ``dualitycert dualize`` would
-otherwise pay before doing anything.
+DualityCert's systems (the non-R U(1)s in the kernel of W and the gauge anomalies, their mixing matrices)
+have tens of rows and columns with small rational entries: Fraction arithmetic solves them exactly in
+milliseconds, without the half-second import of a computer-algebra system that every ``dualitycert``
+command would otherwise pay before doing anything.
 """
 
 from __future__ import annotations
@@ -63,20 +63,3 @@ def inverse(matrix: list[Vec]) -> list[Vec] | None:
     if pivots[:n] != list(range(n)) or len(reduced) < n:
         return None
     return [row[n:] for row in reduced]
-
-
-def nearest_solution(rows: list[Vec], values: Vec, start: Vec) -> Vec | None:
-    """The point of {x : rows x = values} nearest to ``start`` (Euclidean), exact; None when the system has
-    no solution.  The rows are first reduced to an independent set A x = b with the same solutions; then
-    x = start + A^T (A A^T)^-1 (b - A start), A A^T being invertible for independent rows."""
-    columns = len(start)
-    reduced, pivots = rref([list(row) + [value] for row, value in zip(rows, values, strict=True)], columns + 1)
-    if columns in pivots:
-        return None
-    a, b = [row[:columns] for row in reduced], [row[columns] for row in reduced]
-    if not a:
-        return list(start)
-    gram = inverse([[dot(x, y) for y in a] for x in a])
-    assert gram is not None, "independent rows have an invertible Gram matrix"
-    weights = apply(gram, [bi - dot(ai, start) for ai, bi in zip(a, b, strict=True)])
-    return [s + sum((a[k][i] * weights[k] for k in range(len(a))), Fraction(0)) for i, s in enumerate(start)]

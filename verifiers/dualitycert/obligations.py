@@ -184,7 +184,8 @@ def chiral_ring(a: Theory, b: Theory, level: int) -> Obligation:
 
 
 MAX_DUALISED_FIELDS = 128
-"""dualize's exact least squares (sympy) is run for the self-dual exemption only up to this many fields."""
+"""dualize (exact integrating-out of massive fields) is run for the operator map and the self-dual exemption
+only up to this many fields of A."""
 
 
 def not_a_copy(a: Theory, b: Theory) -> Obligation:

@@ -67,6 +67,19 @@ def test_a_self_dual_node_s_dual_is_not_refused_though_it_is_a_copy(seed_claims,
     assert outcomes["not_a_copy"] is Outcome.CERTIFIED and outcomes["verdict"] is Verdict.CERTIFIED
 
 
+@pytest.mark.parametrize("cell", ["dp1_N2_node0", "dp2_phase1_N2_node3", "dp2_phase1_N2_node4"])
+def test_a_copy_of_a_self_dual_a_is_its_dual_and_certifies(seed_claims, cell):
+    # A's dual at a self-dual node is A up to labels (the dP2 electric theory prepared for node 4 is
+    # self-dual at node 3): a disguised copy of A is then that dual, for the guard and for the ground truth.
+    a = seed_claims[cell].theory_a
+    copy = _conjugated_relabelled(a)
+    assert label(a, copy)[0] is Label.RIGHT
+    certificate = certify(Claim(theory_a=a, theory_b=copy), FINAL)
+    guard = next(o for o in certificate.obligations if o.name == "not_a_copy")
+    assert guard.outcome is Outcome.CERTIFIED and "self_dual_node" in guard.evidence
+    assert certificate.verdict is Verdict.CERTIFIED
+
+
 # 2. The guard compares normal forms: massive pairs, singlet masses and decoupled sectors are seen through.
 
 def _padded(a: Theory, kind: str) -> Theory:
@@ -89,12 +102,25 @@ def _padded(a: Theory, kind: str) -> Theory:
 
 
 @pytest.mark.parametrize("kind", ["massive_pair", "inert_singlet", "decoupled_su2", "singlet_masses"])
-@pytest.mark.parametrize("cell", ["dp0_toric_N3_node0", "c3_z2z2_N2_node0", "dp2_phase1_N2_node4"])
+@pytest.mark.parametrize("cell", ["dp0_toric_N3_node0", "c3_z2z2_N2_node0", "f0_phase_ii_N3_node0"])
 def test_a_padded_with_massive_or_decoupled_fields_is_still_a_copy(seed_claims, cell, kind):
     a = seed_claims[cell].theory_a
     outcomes = _final(a, _padded(a, kind))
     assert outcomes["not_a_copy"] is Outcome.FAILED, (cell, kind)
     assert outcomes["verdict"] is not Verdict.CERTIFIED
+
+
+@pytest.mark.parametrize("kind", ["massive_pair", "inert_singlet", "decoupled_su2", "singlet_masses"])
+def test_a_self_dual_a_padded_is_its_dual_only_when_the_padding_integrates_out(seed_claims, kind):
+    # dP2 prepared for node 4 is self-dual at node 3: A plus massive fields is that dual plus massive fields
+    # (right), A plus a free singlet or a decoupled node is not (wrong), and the guard says the same.
+    a = seed_claims["dp2_phase1_N2_node4"].theory_a
+    padded = _padded(a, kind)
+    massive = kind in ("massive_pair", "singlet_masses")
+    assert label(a, padded)[0] is (Label.RIGHT if massive else Label.WRONG)
+    outcomes = _final(a, padded)
+    assert outcomes["not_a_copy"] is (Outcome.CERTIFIED if massive else Outcome.FAILED)
+    assert (outcomes["verdict"] is Verdict.CERTIFIED) is massive
 
 
 def test_the_dual_of_the_dual_is_a_itself_or_a_self_dual_dual(seed_claims):
