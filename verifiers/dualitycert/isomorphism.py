@@ -6,11 +6,11 @@ conjugation: each representation conjugated, each trace read backwards) describe
 do a massive vector-like pair added to W, or a decoupled sector (an inert singlet, an extra gauge node
 that no arrow or W term ties to the rest).  Both theories are therefore brought to their normal form
 (normal_form.py: massive fields integrated out) and become coloured directed graphs (gauge nodes with
-their ranks, fields with their R-charges, each W term as a directed cycle of factor slots pointing at
-fields).  The graph's connected components are the theory's decoupled sectors; isomorphism is decided
-sector by sector, each sector in either orientation, by individualisation and colour refinement (the
-method of nauty, in a few lines: refinement alone prunes the symmetric quivers that make VF2 search
-for minutes).  W coefficients are ignored: a copy with
+their ranks, fields with their R-charges, each W term a node that holds a directed cycle of arrow slots
+pointing at fields and points at its singlets, which commute).  The graph's connected components are the
+theory's decoupled sectors; isomorphism is decided sector by sector, each sector in either orientation,
+by individualisation and colour refinement (the method of nauty, in a few lines: refinement alone prunes
+the symmetric quivers that make VF2 search for minutes).  W coefficients are ignored: a copy with
 rescaled couplings is still a copy.
 
 B is a copy of A when every sector of one of them appears in the other: B is A with sectors added
@@ -33,7 +33,14 @@ MATCH_WORK = 5_000_000
 
 
 def theory_graph(theory: Theory, conjugate: bool = False) -> nx.DiGraph:
-    """The theory as a coloured digraph; ``conjugate`` reverses every arrow and every trace."""
+    """The theory as a coloured digraph; ``conjugate`` reverses every arrow and every trace.
+
+    A W term is a node ("term", index) that holds a directed cycle of slots, one per arrow factor in the
+    trace's order, and points at each of its singlets with their multiplicity.  Singlets are gauge-neutral
+    and commute with everything, so a term is (multiset of singlets) x (cyclic word of arrows): where a
+    singlet is written inside the factor list carries no meaning, and relabelling fields, which moves a
+    least rotation and any singlet written after it, must not change the graph.
+    """
     graph = nx.DiGraph()
     for node, rank in enumerate(theory.ranks):
         graph.add_node(("gauge", node), colour=("gauge", rank))
@@ -45,16 +52,28 @@ def theory_graph(theory: Theory, conjugate: bool = False) -> nx.DiGraph:
         graph.add_edge(field, ("gauge", target), colour="in")
     for singlet in theory.singlets:
         graph.add_node(("field", singlet.label), colour=("singlet", str(singlet.r_charge)))
+    singlets = {singlet.label for singlet in theory.singlets}
     for index, term in enumerate(theory.superpotential):
-        factors = list(reversed(term.factors)) if conjugate else list(term.factors)
-        slots = [("slot", index, position) for position in range(len(factors))]
-        for slot, factor in zip(slots, factors, strict=True):
-            graph.add_node(slot, colour=("slot",))
-            graph.add_edge(slot, ("field", factor), colour="is")
-        for slot, following in zip(slots, slots[1:] + slots[:1], strict=True):
-            if slot != following:
-                graph.add_edge(slot, following, colour="next")
+        _add_term(graph, index, [f for f in term.factors if f not in singlets],
+                  Counter(f for f in term.factors if f in singlets), conjugate)
     return graph
+
+
+def _add_term(graph: nx.DiGraph, index: int, walk: list[str], singlets: Counter, conjugate: bool) -> None:
+    """One W term: its node, the cycle of its arrow slots (read backwards if ``conjugate``), its singlets."""
+    term = ("term", index)
+    graph.add_node(term, colour=("term",))
+    factors = list(reversed(walk)) if conjugate else walk
+    slots = [("slot", index, position) for position in range(len(factors))]
+    for slot, factor in zip(slots, factors, strict=True):
+        graph.add_node(slot, colour=("slot",))
+        graph.add_edge(term, slot, colour="holds")
+        graph.add_edge(slot, ("field", factor), colour="is")
+    for slot, following in zip(slots, slots[1:] + slots[:1], strict=True):
+        if slot != following:
+            graph.add_edge(slot, following, colour="next")
+    for singlet, multiplicity in singlets.items():
+        graph.add_edge(term, ("field", singlet), colour=f"singlet x{multiplicity}")
 
 
 def _same_colour(first: dict, second: dict) -> bool:

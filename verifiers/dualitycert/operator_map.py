@@ -24,9 +24,9 @@ Evidence per node says whether the field content alone matches (gauge ranks, arr
 their R-charges: what the dual at k must hold) and whether the couplings do; a dropped, added or altered
 coupling shows as "fields match, couplings do not".
 
-Bounds.  dualize solves an exact least-squares problem (sympy), so it runs only up to MAX_DUALISED_FIELDS
-fields; matching spends a Budget and tries at most MAX_MATCHINGS isomorphisms.  A node that cannot be
-decided within them is reported as undecided, and the caller says unknown: never certified.
+Bounds.  dualize integrates massive fields out exactly (W terms multiply), so it runs only up to
+MAX_DUALISED_FIELDS fields; matching spends a Budget and tries at most MAX_MATCHINGS isomorphisms.  A node
+that cannot be decided within them is reported as undecided, and the caller says unknown: never certified.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def same_couplings(first: Theory, second: Theory, budget: Budget) -> bool | None
             tried += 1
             if tried > MAX_MATCHINGS:
                 return None
-            images = {node[1]: image[1] for node, image in mapping.items() if node[0] == "slot"}
+            images = {node[1]: image[1] for node, image in mapping.items() if node[0] == "term"}
             ratios = [second.superpotential[images[index]].coefficient / term.coefficient
                       for index, term in enumerate(first.superpotential)]
             if rescalable(ratios, lattice):

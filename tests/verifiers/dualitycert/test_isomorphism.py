@@ -3,6 +3,7 @@ and decoupled sectors."""
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pytest
@@ -100,3 +101,45 @@ def test_a_dual_with_a_massive_pair_is_still_not_a_copy(dp0):
     pair = (Arrow(label="Y", source=0, target=1, r_charge=Fraction(1)),
             Arrow(label="Yt", source=1, target=0, r_charge=Fraction(1)))
     assert not is_copy_of(_with(dual, arrows=pair, terms=(Term(coefficient=Fraction(1), factors=("Y", "Yt")),)), dp0)
+
+
+# Class: singlets are gauge-neutral and commute, so a W term is (multiset of singlets) x (cyclic word of
+# arrows); where its factor list writes a singlet carries no meaning, while the arrows' cyclic order does.
+
+def _singlets_moved(theory: Theory, rng: random.Random) -> Theory:
+    """Every W term with its trace rotated and its singlets written at random places among the arrows."""
+    singlets = {s.label for s in theory.singlets}
+    terms = []
+    for term in theory.superpotential:
+        walk = [f for f in term.factors if f not in singlets]
+        turn = rng.randrange(len(walk)) if walk else 0
+        factors = walk[turn:] + walk[:turn]
+        for singlet in (f for f in term.factors if f in singlets):
+            factors.insert(rng.randrange(len(factors) + 1), singlet)
+        terms.append(term.model_copy(update={"factors": tuple(factors)}))
+    return theory.model_copy(update={"superpotential": tuple(terms)})
+
+
+@pytest.mark.parametrize("cell", ["spp_N2_node0", "spp_N2_node2", "c3_z2z2_N2_node0", "c3_z2z2_N2_node1"])
+def test_where_a_term_writes_its_singlets_does_not_change_the_graph(seed_claims, cell):
+    dual, rng = seed_claims[cell].theory_b, random.Random(cell)
+    for _ in range(6):
+        moved = _singlets_moved(dual, rng)
+        assert moved != dual or not dual.singlets
+        assert is_copy_of(moved, dual) and is_copy_of(dual, moved)
+
+
+def test_the_cyclic_order_of_the_arrows_still_matters():
+    # Distinct R-charges pin every field, and the 3-cycle pins the orientation: the two traces below differ
+    # only in the order of their arrows and must stay apart, wherever the singlet is written.
+    arrows = tuple(Arrow(label=f"{name}{i}", source=s, target=t, r_charge=Fraction(3 * s + i, 7))
+                   for name, s, t in (("X", 0, 1), ("Y", 1, 2), ("Z", 2, 0)) for i in (1, 2))
+
+    def theory(*factors: str) -> Theory:
+        return Theory(node_labels=("a", "b", "c"), ranks=(2, 2, 2), arrows=arrows,
+                      singlets=(Singlet(label="S", r_charge=Fraction(1, 3)),),
+                      superpotential=(Term(coefficient=Fraction(1), factors=factors),))
+
+    ordered = theory("X1", "Y1", "Z1", "X2", "Y2", "Z2", "S")
+    assert is_copy_of(theory("Z1", "S", "X2", "Y2", "Z2", "X1", "Y1"), ordered)
+    assert not is_copy_of(theory("X1", "Y2", "Z1", "X2", "Y1", "Z2", "S"), ordered)

@@ -186,3 +186,15 @@ def test_the_map_names_the_node_and_survives_a_massive_pair_in_b(seed_claims):
     row = operator_map(claim.theory_a, padded)
     assert row.outcome is Outcome.CERTIFIED and row.evidence["node"] in claim.theory_a.nodes
     assert dualize(claim.theory_a, row.evidence["node"]).ranks == claim.theory_b.ranks
+
+
+@pytest.mark.parametrize("cell", ["spp_N2_node0", "spp_N2_node2", "c3_z2z2_N2_node0", "c3_z2z2_N2_node1"])
+def test_relabelling_a_dual_with_singlet_couplings_never_changes_the_map(seed_claims, cell):
+    # Class: fresh names move each trace's least rotation, and with it the place where a normal form writes
+    # the term's singlets; singlets commute, so no relabelling may turn an honest dual into a refused one.
+    claim = seed_claims[cell]
+    rng = random.Random(f"relabel:{cell}")
+    for trial in range(12):
+        honest = _disguised(claim.theory_b, rng)
+        row = operator_map(claim.theory_a, honest)
+        assert row.outcome is Outcome.CERTIFIED, (trial, row.message)
