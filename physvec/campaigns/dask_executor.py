@@ -17,7 +17,6 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +59,14 @@ class DaskExecutor:
 
 
 def _outcome(key: Key, future: Future) -> Outcome[Key, Any]:
-    if future.status == "finished":
-        return Outcome(key, future.result())
+    """The trial's result, fetched now, or the error that ended it (its own, KilledWorker, CancelledError).
+
+    A result that was lost with its worker before this fetch is computed again and waited for (the trial
+    then ran twice, and is recorded once): so the future's status is not read, only its result."""
     try:
-        error = future.exception()
-    except CancelledError as cancelled:  # the scheduler dropped it (lost, or the cluster went away)
-        error = cancelled
-    return Outcome(key, error=error or RuntimeError(f"the trial ended with status {future.status}"))
+        return Outcome(key, future.result())
+    except Exception as error:  # the trial's error is the outcome; the campaign re-raises the first
+        return Outcome(key, error=error)
 
 
 def _offer_trials(client: Client) -> bool:
