@@ -62,7 +62,8 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
     already_served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
     model = make_chat_model(model_spec, settings, already_served=already_served)
     client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry)
-    return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=SandboxPool(),
+    pool = SandboxPool().warm_for(run.path / "work", loaded.task.backend)
+    return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=pool,
                       language_model=model_spec != LIBRARY_SPEC)
 
 
@@ -78,7 +79,7 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
     """Drive the graph; a resume of a run killed before its first checkpoint starts from the beginning, and
     a run that stops on an exception says ``interrupted`` in run.json rather than ``running``."""
     config = {"configurable": {"thread_id": ctx.run.run_id}, "recursion_limit": RECURSION_LIMIT}
-    with closing(sqlite3.connect(ctx.run.checkpoint_file, check_same_thread=False)) as connection:
+    with closing(ctx.pool), closing(sqlite3.connect(ctx.run.checkpoint_file, check_same_thread=False)) as connection:
         graph = _graph(ctx, SqliteSaver(connection))
         checkpoint = graph.get_state(config)
         if resume and checkpoint.values and not checkpoint.next:

@@ -29,7 +29,11 @@ def _verify(source: str, backend: str):
         script = Path(folder) / "script.py"
         script.write_text(source)
         started = time.monotonic()
-        certificate = verify_script(script, backend, Path(folder) / "work", SandboxPool(), SandboxLimits(wall_s=300))
+        pool = SandboxPool().warm_for(Path(folder) / "work", backend)
+        try:
+            certificate = verify_script(script, backend, Path(folder) / "work", pool, SandboxLimits(wall_s=300))
+        finally:
+            pool.close()
         return certificate, time.monotonic() - started
 
 

@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -158,13 +159,13 @@ def run_faults(campaign: FaultCampaign, entries: list[Entry], jobs: int,
     """Verify every script of ``entries`` (see catalogue) the campaign lacks, ``jobs`` at a time."""
     done = {record.key for record in campaign.records()}
     work = [(index, entry) for index, entry in enumerate(entries) if entry_key(entry) not in done]
-    pool = SandboxPool()
 
     def verify(position: int) -> FaultRecord:
         index, (bench_task, loaded, fault_class, name, function, script) = work[position]
         started = time.monotonic()
         folder = campaign.folder / "work" / bench_task.topic / bench_task.id / f"{index:03d}"
-        certificates = certificates_of(script, loaded, folder, pool)
+        with closing(SandboxPool().warm_for(folder, loaded.task.backend)) as pool:
+            certificates = certificates_of(script, loaded, folder, pool)
         record = judge(bench_task.name, fault_class, name, function, certificates, time.monotonic() - started)
         campaign.append(record)
         return record

@@ -103,8 +103,8 @@ TMP_BYTES = 256 * 1024 * 1024
 """The program's private /tmp is a tmpfs of this size: memory the address-space limit does not count."""
 
 
-def bubblewrap_argv(argv: list[str], workdir: Path, environment: Mapping[str, str]) -> list[str]:
-    """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring)."""
+def _sandbox_base(environment: Mapping[str, str]) -> list[str]:
+    """bubblewrap with everything but the working folder: namespaces, read-only system, hidden data, environment."""
     wrapped = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
                "--dev", "/dev", "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     for folder in SYSTEM_FOLDERS:
@@ -114,10 +114,31 @@ def bubblewrap_argv(argv: list[str], workdir: Path, environment: Mapping[str, st
         wrapped += ["--ro-bind", str(root), str(root)]
     for folder in _hidden_folders():
         wrapped += ["--tmpfs", str(folder)]
-    wrapped += ["--bind", str(Path(workdir).resolve()), SANDBOX_WORKDIR, "--chdir", SANDBOX_WORKDIR]
     for name, value in environment.items():
         wrapped += ["--setenv", name, value]
-    return [*wrapped, "--", *argv]
+    return wrapped
+
+
+def bubblewrap_argv(argv: list[str], workdir: Path, environment: Mapping[str, str]) -> list[str]:
+    """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring)."""
+    return [*_sandbox_base(environment), "--bind", str(Path(workdir).resolve()), SANDBOX_WORKDIR,
+            "--chdir", SANDBOX_WORKDIR, "--", *argv]
+
+
+SANDBOX_SLOTS = "/sandbox/slots"
+"""Where a warm worker sees the folder holding its programs' folders (verifiers/warm_zygote.py); each program
+sees only its own, at SANDBOX_WORKDIR."""
+WORKER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP")
+"""What a warm worker keeps inside its user namespace to build each program's view (mounts) and to empty the
+program's capability bounding set; the program itself keeps none."""
+
+
+def warm_worker_argv(argv: list[str], root: Path, environment: Mapping[str, str]) -> list[str]:
+    """``argv`` (the warm worker) in the same bubblewrap sandbox, with ``root`` at SANDBOX_SLOTS instead of one
+    working folder, and the capabilities it needs to give each program its own view."""
+    capabilities = [flag for capability in WORKER_CAPABILITIES for flag in ("--cap-add", capability)]
+    return [*_sandbox_base(environment), *capabilities, "--bind", str(Path(root).resolve()), SANDBOX_SLOTS,
+            "--dir", SANDBOX_WORKDIR, "--chdir", "/", "--", *argv]
 
 
 def with_process_limit(argv: list[str]) -> tuple[list[str], Path | None]:

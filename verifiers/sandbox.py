@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +26,7 @@ from pathlib import Path
 from physvec.verifiers.isolation import (
     bubblewrap_argv, probe, remove_cgroup, sandbox_environment, with_process_limit,
 )
+from physvec.verifiers.warm_pool import WarmSettings, WarmUnavailable, WarmWorkers, WorkerGone
 
 GiB = 1024**3
 
@@ -143,6 +145,11 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+def _launch_limits(limits: SandboxLimits, threads: int) -> dict[str, int]:
+    cpu_s = limits.cpu_s if limits.cpu_s is not None else limits.wall_s * threads
+    return {"cpu_s": max(1, int(cpu_s)), "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes}
+
+
 def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = None) -> SandboxResult:
     """Run one program in the sandbox and wait for it.
 
@@ -158,13 +165,8 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
     limits = job.limits
     workdir = Path(job.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    cpu_s = limits.cpu_s if limits.cpu_s is not None else limits.wall_s * threads
-    launch_limits = {
-        "cpu_s": max(1, int(cpu_s)),
-        "memory_bytes": limits.memory_bytes,
-        "file_bytes": limits.file_bytes,
-    }
-    argv = [sys.executable, "-m", "physvec.verifiers.sandbox_launch", json.dumps(launch_limits), "--", *job.argv]
+    argv = [sys.executable, "-m", "physvec.verifiers.sandbox_launch", json.dumps(_launch_limits(limits, threads)),
+            "--", *job.argv]
     isolation, group = probe(), None
     if isolation.full:
         argv = bubblewrap_argv(argv, workdir, sandbox_environment(os.environ, threads, job.extra_env))
@@ -187,14 +189,93 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
         remove_cgroup(group)
         if running is not None:
             running.discard(process.pid)
-    wall = time.monotonic() - started
-    stdout, stdout_cut = _tail(stdout_path, limits.output_tail_bytes)
-    stderr, stderr_cut = _tail(stderr_path, limits.output_tail_bytes)
+    return _result(job, returncode, time.monotonic() - started, timed_out, disk_exceeded, threads, isolation.full)
+
+
+def _result(job: SandboxJob, returncode: int, wall: float, timed_out: bool, disk_exceeded: bool, threads: int,
+            isolated: bool) -> SandboxResult:
+    limit = job.limits.output_tail_bytes
+    stdout, stdout_cut = _tail(Path(job.workdir) / "stdout.txt", limit)
+    stderr, stderr_cut = _tail(Path(job.workdir) / "stderr.txt", limit)
     return SandboxResult(
         argv=tuple(job.argv), returncode=returncode, stdout=stdout, stderr=stderr, wall_s=wall,
         timed_out=timed_out, threads=threads, stdout_truncated=stdout_cut, stderr_truncated=stderr_cut,
-        isolated=isolation.full, disk_exceeded=disk_exceeded,
+        isolated=isolated, disk_exceeded=disk_exceeded,
     )
+
+
+def planted_link(folder: Path, root: Path) -> bool | None:
+    """Whether ``folder``, below ``root``, is reached through a symbolic link: one that a program, which can
+    write only in its own folder, may have planted where a later program's folder goes, to have that folder
+    bound to the run's sealed inputs.  None when ``folder`` is not below ``root``."""
+    folder = Path(os.path.abspath(folder))
+    if not folder.is_relative_to(root) or folder == root:
+        return None
+    current = root
+    for part in folder.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
+
+
+def warm_slot(job: SandboxJob, settings: WarmSettings) -> str | None:
+    """Where ``job`` runs in a warm worker (its folder relative to the workers' root), or None when it must run
+    cold: not ``python FILE ...`` with FILE in its own folder, not plainly under the root, or not isolated."""
+    argv = list(job.argv)
+    if len(argv) < 2 or argv[0] != sys.executable or "/" in argv[1] or argv[1].startswith("-"):
+        return None
+    if planted_link(job.workdir, settings.root) is not False or not (Path(job.workdir) / argv[1]).is_file():
+        return None
+    return str(Path(os.path.abspath(job.workdir)).relative_to(settings.root)) if probe().full else None
+
+
+def refused(job: SandboxJob, threads: int, reason: str) -> SandboxResult:
+    """A program that is not run at all, and why (nothing is written into its folder)."""
+    return SandboxResult(argv=tuple(job.argv), returncode=126, stdout="", stderr=f"physvec sandbox: {reason}\n",
+                         wall_s=0.0, timed_out=False, threads=threads, isolated=probe().full)
+
+
+def run_warm(job: SandboxJob, slot: str, workers: WarmWorkers, settings: WarmSettings, threads: int,
+             running: set[int] | None = None) -> SandboxResult:
+    """Run one program in a warm worker (verifiers/warm_pool.py), watched as a cold one is; a worker that dies
+    under it costs this program (reported as killed) and is replaced.  WarmUnavailable, before the program
+    starts, when no worker can serve here."""
+    workdir = Path(job.workdir)
+    worker = workers.borrow(settings, threads, dict(job.extra_env))
+    if running is not None:
+        running.add(worker.process.pid)  # an interrupt kills it even while it is still importing
+    try:
+        worker.wait_ready()
+    except WarmUnavailable:
+        if running is not None:
+            running.discard(worker.process.pid)
+        workers.give_back(worker, threads, dict(job.extra_env))
+        raise
+    for name in ("stdout.txt", "stderr.txt"):
+        (workdir / name).write_bytes(b"")
+    environment = sandbox_environment(os.environ, threads, job.extra_env)
+
+    def watch(elapsed: float) -> str | None:
+        if elapsed >= job.limits.wall_s:
+            return "timeout"
+        return "disk" if folder_bytes(workdir, job.limits.disk_bytes) > job.limits.disk_bytes else None
+
+    try:
+        started = time.monotonic()
+        outcome = worker.run(slot, list(job.argv[1:]), environment, _launch_limits(job.limits, threads), watch)
+        returncode, timed_out, disk_exceeded = outcome.returncode, outcome.timed_out, outcome.disk_exceeded
+    except WorkerGone as gone:
+        worker.close()
+        with (workdir / "stderr.txt").open("a") as stream:
+            stream.write(f"\nphysvec sandbox: {gone}\n")
+        started, returncode, timed_out, disk_exceeded = time.monotonic(), -9, False, False
+    finally:
+        if running is not None:
+            running.discard(worker.process.pid)
+    wall = time.monotonic() - started
+    workers.give_back(worker, threads, dict(job.extra_env))
+    return _result(job, returncode, wall, timed_out, disk_exceeded, threads, True)
 
 
 WATCH_INTERVAL_S = 0.5
@@ -235,15 +316,58 @@ def folder_bytes(folder: Path, stop_above: int) -> int:
 
 
 class SandboxPool:
-    """Runs independent programs in parallel, at most one per core, sharing the cores' threads."""
+    """Runs independent programs in parallel, at most one per core, sharing the cores' threads.
+
+    With warm settings (``warm_for``), programs whose folder lies under the settings' root run in warm workers
+    that have imported the backend once (verifiers/warm_pool.py); every other program runs cold.
+    """
 
     def __init__(self, cores: int | None = None) -> None:
         self.cores = max(1, cores or os.cpu_count() or 1)
+        self.warm: WarmSettings | None = None
+        self.work_root: Path | None = None
+        """programs below it run only in folders reached without a symbolic link"""
+        self.warm_unavailable = ""
+        """why programs went cold after warm workers were asked for ("" when they were not refused)"""
+        self._workers = WarmWorkers()
+
+    def warm_for(self, root: Path, backend: str) -> SandboxPool:
+        """Send the programs under ``root`` to warm workers that have imported ``backend``, and refuse any program
+        whose folder below ``root`` is reached through a symbolic link."""
+        root.mkdir(parents=True, exist_ok=True)
+        self.warm = WarmSettings.for_backend(root, backend)
+        self.work_root = self.warm.root
+        return self
+
+    def close(self) -> None:
+        """Stop the warm workers (they would also end with this process)."""
+        self._workers.close()
+
+    def busy_worker_pids(self) -> list[int]:
+        """Process ids of the warm workers running a program now (what an interrupt must kill)."""
+        return self._workers.busy_pids()
 
     def threads_per_program(self, n_programs: int) -> int:
         """Each concurrent program's thread share: oversubscribed BLAS ran DMRG 3x slower here."""
         concurrent = max(1, min(n_programs, self.cores))
         return max(1, self.cores // concurrent)
+
+    def _run(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
+        if stop.is_set():
+            return refused(job, threads, "not run: the verifier was interrupted")
+        if self.work_root is not None and planted_link(job.workdir, self.work_root):
+            return refused(job, threads, "the working folder is reached through a symbolic link inside the run's "
+                                         "work folder (a program may have planted it): not run")
+        slot = warm_slot(job, self.warm) if self.warm is not None else None
+        if slot is not None:
+            try:
+                return run_warm(job, slot, self._workers, self.warm, threads, running)
+            except WarmUnavailable as unavailable:
+                if stop.is_set():
+                    return refused(job, threads, "not run: the verifier was interrupted")
+                self.warm_unavailable = str(unavailable)
+                self.warm = None
+        return run_program(job, threads, running)
 
     def run_all(self, jobs: Sequence[SandboxJob]) -> list[SandboxResult]:
         """Run every job; results come back in the order of ``jobs``.
@@ -255,10 +379,12 @@ class SandboxPool:
             return []
         threads = self.threads_per_program(len(jobs))
         running: set[int] = set()
+        stop = threading.Event()
         executor = ThreadPoolExecutor(max_workers=min(len(jobs), self.cores))
         try:
-            return list(executor.map(lambda job: run_program(job, threads, running), jobs))
+            return list(executor.map(lambda job: self._run(job, threads, running, stop), jobs))
         except BaseException:
+            stop.set()
             for pid in list(running):
                 _kill_group(pid)
             raise

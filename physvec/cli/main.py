@@ -233,9 +233,13 @@ def _verify_script(arguments: argparse.Namespace) -> int:
     if arguments.timeout <= 0:
         _errors.print("physvec: --timeout must be positive")
         return EXIT_BAD_INPUT
-    workdir = arguments.workdir or Path(tempfile.mkdtemp(prefix="physvec-verify-"))
-    certificate = verify_script(arguments.script.resolve(), arguments.backend, workdir.resolve(), SandboxPool(),
-                                SandboxLimits(wall_s=arguments.timeout))
+    workdir = (arguments.workdir or Path(tempfile.mkdtemp(prefix="physvec-verify-"))).resolve()
+    pool = SandboxPool().warm_for(workdir, arguments.backend)
+    try:
+        certificate = verify_script(arguments.script.resolve(), arguments.backend, workdir, pool,
+                                    SandboxLimits(wall_s=arguments.timeout))
+    finally:
+        pool.close()
     if arguments.json:
         print(certificate.model_dump_json(indent=2))
     else:
