@@ -26,18 +26,18 @@ The dual at node k (Berenstein-Douglas / Derksen-Weyman-Zelevinsky mutation with
 6. A must be consistent (closed W walks, every W term R = 2, every node free of the gauge-R anomaly), else
    the judge declines; the dual it builds is checked the same way, and a failure is undecided, never a label.
 
-Step 2 is where this judge parts from dualize.py on purpose: dualize moves all R-charges to the nearest
-consistent point (least squares), which changes spectators and is not the image of A's R-symmetry when that
+Step 2 is where this judge first parted from dualize.py: dualize then moved all R-charges to the nearest
+consistent point (least squares), which changed spectators and was not the image of A's R-symmetry when that
 mixes with k's baryon number (dP1 at nodes 2 and 3, the two dP2 phase I seeds at four and three of their
-five nodes; at dP1 node 2 and dP2 node 3 the verdict's own 't Hooft and central-charge rows refuse
-dualize's R map and pass this one).  Dualising twice at a node gives A back, R-charges included, for
-every seed but SPP (undecided: a double trace), as the tests check.
+five nodes).  The disagreement found that fault in the verdict's path; dualize now maps R as this judge
+does, from its own code.  Dualising twice at a node gives A back, R-charges included, for every seed but
+SPP (undecided: a double trace), as the tests check.
 
 How the code differs from the verdict's path.  Passes are collapsed by a cyclic scan (no rotation to a
 starting pass); massive fields leave by substituting the F-term solution into every term and expanding
 (not the closed form W0 - Tr QP / m); equivalence is a backtracking search that maps W terms onto W terms
 (with rotations), carrying the field and node bijection along, then completes the nodes and fields that no
-term ties (not colour refinement of slot graphs, where a singlet's place in a trace is read as meaningful);
+term ties (not colour refinement of slot graphs, which once read a singlet's place in a term as meaningful);
 and a coefficient map is reachable by field rescalings over C iff prod_t rho_t^n_t = 1 for every integer n
 with n A = 0 (A: term-by-field multiplicities), tested on an integer basis of that lattice read off the
 unimodular factor of a Smith normal form, by sign parity and by exponents over a coprime base of the
