@@ -17,7 +17,7 @@ from typing import Any
 from physvec.taskfiles.loading import LOADERS, InputFileError, Problem, detect_kind, load_task, read_json_object
 
 CHECKER_KINDS = ("dualitycert-claim", "dualitycert-theory", "phact-goal", "phact-design", "phact-check",
-                 "replies")
+                 "matpcr-claims", "replies")
 KINDS = (*LOADERS, *CHECKER_KINDS)
 """Every kind ``physvec validate --kind`` accepts."""
 
@@ -37,6 +37,8 @@ def detect_input_kind(data: dict[str, Any], path: Path) -> str | None:
         return "phact-design"
     if {"domain", "targets"} <= keys:
         return "phact-goal"
+    if "item" in keys and {"claims", "reasoning"} & keys:
+        return "matpcr-claims"
     return detect_kind(data, path)
 
 
@@ -116,6 +118,16 @@ def _phact_check(path: Path) -> list[Problem]:
     return _phact(path, read_phact_check)
 
 
+def _matpcr_claims(path: Path) -> list[Problem]:
+    from physvec.verifiers.matpcr.schema import MalformedInput, parse_claims_file
+
+    try:
+        parse_claims_file(read_json_object(path))
+    except MalformedInput as error:
+        return [_split(path, problem) for problem in str(error).split("; ")]
+    return []
+
+
 def _replies(path: Path) -> list[Problem]:
     from physvec.agents.providers import ModelSpecError, scripted_replies
 
@@ -132,9 +144,10 @@ CHECKERS: dict[str, Callable[[Path], list[Problem]]] = {
     "phact-goal": _phact_goal,
     "phact-design": _phact_design,
     "phact-check": _phact_check,
+    "matpcr-claims": _matpcr_claims,
     "replies": _replies,
 }
-DOMAIN_INPUT_KINDS = {"dualitycert": "dualitycert-claim", "phact": "phact-check"}
+DOMAIN_INPUT_KINDS = {"dualitycert": "dualitycert-claim", "phact": "phact-check", "matpcr": "matpcr-claims"}
 """The kind of input file each domain checker named by a task reads."""
 
 
@@ -155,7 +168,7 @@ def validate_input_file(path: Path, kind: str | None = None) -> list[Problem]:
                         "a rubric (sections), an assertion file (assertions), a library (templates), reference "
                         "data (a file named reference*.json), a DualityCert claim (theory_a, theory_b) or theory "
                         "(node_labels, ranks, arrows), or a PHACT goal (domain, targets), design (goal, values) or "
-                        "domain-check file (goal, design)")]
+                        "domain-check file (goal, design), or a MatPCR claims file (item with claims or reasoning)")]
     if kind in CHECKERS:
         return _checked(path, CHECKERS[kind])
     problems = _checked(path, _as_checker(LOADERS[kind]))

@@ -95,3 +95,17 @@ def test_the_committed_schemas_are_the_exported_ones(tmp_path):
     committed = Path(__file__).resolve().parents[2] / "schemas"
     for exported in tmp_path.iterdir():
         assert (committed / exported.name).read_text() == exported.read_text(), f"run: matpcr schemas ({exported.name})"
+
+
+def test_physvec_validate_knows_a_matpcr_claims_file_and_names_the_bad_field(tmp_path, capsys):
+    # the shipped examples and a task's matpcr domain-check input are checked like DualityCert and PHACT files
+    from pathlib import Path
+
+    from physvec.cli.main import physvec_main
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "matpcr"
+    assert physvec_main(["validate", *map(str, sorted(examples.glob("*.json")))]) == 0
+    bad = tmp_path / "claims.json"
+    bad.write_text(json.dumps({"item": "si", "claims": [{"bogus": 1}]}))
+    assert physvec_main(["validate", str(bad)]) == 2
+    assert "claims.0.bogus" in capsys.readouterr().out
