@@ -13,17 +13,20 @@ resumes where it stopped.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from physvec.agents.library_proposer import compose_script
+from physvec.campaigns.executor import Executor, LocalExecutor
+from physvec.campaigns.progress import CampaignProgress
+from physvec.campaigns.trials import run_trials
 from physvec.taskfiles.loading import LoadedTask, load_task
 from physvec.qmp_bench.catalogue import BenchTask
 from physvec.qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
@@ -154,29 +157,38 @@ def current_records(campaign: FaultCampaign, entries: list[Entry]) -> list[Fault
     return [record for record in campaign.records() if record.key in keys]
 
 
-def run_faults(campaign: FaultCampaign, entries: list[Entry], jobs: int,
-               progress: Callable[[FaultRecord, int, int], None] | None = None) -> list[FaultRecord]:
-    """Verify every script of ``entries`` (see catalogue) the campaign lacks, ``jobs`` at a time."""
+def run_faults(campaign: FaultCampaign, entries: list[Entry], executor: Executor | int,
+               progress: Callable[[FaultRecord, int, int], None] | None = None,
+               bar: CampaignProgress | None = None) -> list[FaultRecord]:
+    """Verify every script of ``entries`` (see catalogue) the campaign lacks on ``executor`` (an int: that many
+    local scripts at once); only this client appends records, each once."""
     done = {record.key for record in campaign.records()}
-    work = [(index, entry) for index, entry in enumerate(entries) if entry_key(entry) not in done]
+    missing = {index: entry for index, entry in enumerate(entries) if entry_key(entry) not in done}
+    records: list[FaultRecord] = []
 
-    def verify(position: int) -> FaultRecord:
-        index, (bench_task, loaded, fault_class, name, function, script) = work[position]
-        started = time.monotonic()
-        folder = campaign.folder / "work" / bench_task.topic / bench_task.id / f"{index:03d}"
-        with closing(SandboxPool().warm_for(folder, loaded.task.backend)) as pool:
-            certificates = certificates_of(script, loaded, folder, pool)
-        record = judge(bench_task.name, fault_class, name, function, certificates, time.monotonic() - started)
-        campaign.append(record)
-        return record
+    def record(index: int, result: FaultRecord) -> None:
+        campaign.append(result)
+        records.append(result)
+        if progress is not None:
+            progress(result, len(records), len(missing))
 
-    records = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
-        for record in executor.map(verify, range(len(work))):
-            records.append(record)
-            if progress is not None:
-                progress(record, len(records), len(work))
+    runner = LocalExecutor(executor) if isinstance(executor, int) else executor
+    failures = run_trials(runner, functools.partial(verify_entry, campaign.folder, missing), list(missing), record,
+                          bar)
+    if failures:
+        raise failures[0].error or RuntimeError(f"fault script {failures[0].key} failed")
     return records
+
+
+def verify_entry(folder: Path, entries: dict[int, Entry], index: int) -> FaultRecord:
+    """A worker's trial: one script verified in warm workers of its backend; module-level, so Dask ships it by
+    name, and it writes no record."""
+    bench_task, loaded, fault_class, name, function, script = entries[index]
+    started = time.monotonic()
+    work = folder / "work" / bench_task.topic / bench_task.id / f"{index:03d}"
+    with closing(SandboxPool().warm_for(work, loaded.task.backend)) as pool:
+        certificates = certificates_of(script, loaded, work, pool)
+    return judge(bench_task.name, fault_class, name, function, certificates, time.monotonic() - started)
 
 
 def class_table(records: list[FaultRecord]) -> list[dict[str, object]]:

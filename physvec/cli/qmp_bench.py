@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("tasks", help="list the benchmark tasks")
     faults = commands.add_parser("faults", help="fault injection: verify every mutant of each task's reference script")
     faults.add_argument("--tasks", default="*", help="glob over topic/id (default: every task)")
-    faults.add_argument("--jobs", type=int, default=1, help="scripts verified at once")
+    add_executor_options(faults)
     faults.add_argument("--out", type=output_folder, default=Path("qmp-faults"), help="benchmark folder (resumed if present)")
     _upstream_parser(commands)
     return parser
@@ -92,10 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"qmp-bench: no task matches {arguments.tasks!r} (see qmp-bench tasks)")
         return 2
     if arguments.command == "faults":
-        if arguments.jobs < 1:
-            console.print("qmp-bench: --jobs must be at least 1")
+        problem = executor_problem(arguments)
+        if problem:
+            console.print(f"qmp-bench: {problem}")
             return 2
-        return _faults(FaultCampaign(arguments.out), tasks, arguments.jobs, console)
+        return _faults(FaultCampaign(arguments.out), tasks, arguments, console)
     problem = "--trials must be at least 1" if arguments.trials < 1 else executor_problem(arguments)
     if problem:
         console.print(f"qmp-bench: {problem}")
@@ -137,7 +138,8 @@ def _model_problem(spec: str) -> str | None:
     return None
 
 
-def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -> int:
+def _faults(campaign: FaultCampaign, tasks: list, arguments: argparse.Namespace, console: Console) -> int:
+    from physvec.campaigns.executor import ExecutorUnavailable
     from physvec.qmp_bench.faults import (
         UNMUTATED, FaultRecord, catalogue, current_records, escaped, run_faults, write_report,
     )
@@ -148,7 +150,12 @@ def _faults(campaign: FaultCampaign, tasks: list, jobs: int, console: Console) -
                       f"{', localised' if record.localised else ''}, {record.seconds:.0f} s")
 
     entries = catalogue(tasks)
-    run_faults(campaign, entries, jobs, progress)
+    try:
+        with campaign_executor(arguments, console, "qmp-bench faults") as (executor, bar):
+            run_faults(campaign, entries, executor, progress, bar)
+    except ExecutorUnavailable as error:
+        console.print(f"qmp-bench: {error}", markup=False)
+        return 2
     records = current_records(campaign, entries)
     for path in write_report(records, campaign.folder):
         console.print(f"wrote {path}")

@@ -137,9 +137,11 @@ def test_a_scheduler_that_is_not_there_is_an_exit_2_with_a_clear_message(tmp_pat
                            "--executor", "dask", "--scheduler", address, "--out", str(tmp_path / "c")]) == 2
     assert phact_main(["run", "--model", f"scripted:{replies}", "--goals", f"rc_filter/{GOAL}", "--runs-dir",
                        str(tmp_path), "--run-id", "p", "--executor", "dask", "--scheduler", address]) == 2
+    assert qmp_bench_main(["faults", "--tasks", "dft/szabo1996-h2-rhf", "--executor", "dask", "--scheduler", address,
+                           "--out", str(tmp_path / "f")]) == 2
     captured = capsys.readouterr()
     said = captured.out + captured.err
-    assert said.count(f"no Dask scheduler answered at {address}") == 2 and "Traceback" not in said
+    assert said.count(f"no Dask scheduler answered at {address}") == 3 and "Traceback" not in said
     assert not (tmp_path / "c" / "records.jsonl").exists() and not (tmp_path / "p").exists()
 
 

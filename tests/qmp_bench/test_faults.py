@@ -111,7 +111,7 @@ def test_a_finished_benchmark_resumes_without_verifying_again(tmp_path):
         campaign.append(judge(task.name, *entry, [_certificate()], 0.0))
     with campaign.records_path.open("a") as stream:
         stream.write('{"task": "cut by a kill"')
-    assert run_faults(campaign, catalogue([task]), jobs=1) == []
+    assert run_faults(campaign, catalogue([task]), 1) == []
     assert len(campaign.records()) == len(mutants) + 1
     assert json.loads(campaign.records_path.read_text().splitlines()[0])["fault_class"] == UNMUTATED
 
