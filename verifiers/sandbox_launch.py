@@ -26,7 +26,8 @@ def die_with_parent() -> None:
         pass
 
 
-def _apply_limits(limits: dict[str, int]) -> None:
+def apply_limits(limits: dict[str, int]) -> None:
+    """The sandbox's per-program limits on this process: CPU seconds, address space, file size, no core."""
     cpu = limits["cpu_s"]
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
@@ -39,7 +40,7 @@ def main(argv: list[str]) -> None:
     if separator != "--" or not program:
         raise SystemExit("usage: python -m physvec.verifiers.sandbox_launch LIMITS_JSON -- PROGRAM [ARGS...]")
     die_with_parent()
-    _apply_limits(json.loads(limits_json))
+    apply_limits(json.loads(limits_json))
     os.execvp(program[0], program)
 
 

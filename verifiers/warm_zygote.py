@@ -41,13 +41,15 @@ import traceback
 import types
 from typing import Any
 
+from physvec.verifiers.sandbox_launch import apply_limits, die_with_parent
+
 SLOTS = "/sandbox/slots"
 WORKDIR = "/sandbox/work"
 TMP_SIZE = "size=268435456"
 
 _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 4096, 16384, 1 << 18
-_PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 24, 38
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 24, 38
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _LAST_CAPABILITY = 63
@@ -100,14 +102,6 @@ def _drop_capabilities() -> None:
     header, data = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0), (_CapData * 2)()
     _check(_libc.capset(ctypes.byref(header), data), "capset")
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-
-
-def _limits(limits: dict[str, int]) -> None:
-    cpu = limits["cpu_s"]
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _stdio() -> None:
@@ -171,14 +165,14 @@ def _become_program(request: dict[str, Any]) -> None:
     """Everything after the view is built, in the process that becomes the program; never returns."""
     code = 1
     try:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        die_with_parent()
         _drop_capabilities()  # PID 1 dropped them already; this one cannot be undone by the program either
         os.setsid()
         _stdio()
         os.chdir(WORKDIR)
         os.environ.clear()
         os.environ.update(request["env"])
-        _limits(request["limits"])
+        apply_limits(request["limits"])
         _reseed()
         code = _run_program(request["argv"])
     except BaseException:  # noqa: BLE001 - the program's process ends here whatever happened
@@ -210,7 +204,7 @@ def _namespace_init(request: dict[str, Any]) -> None:
     returns.  When it dies (the worker's kill, or the worker's death) the kernel kills the whole namespace."""
     code = 125
     try:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        die_with_parent()
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV)
         _drop_capabilities()
         program = os.fork()
@@ -225,7 +219,7 @@ def _namespace_init(request: dict[str, Any]) -> None:
 def _forked_run(request: dict[str, Any]) -> None:
     """The worker's child: build the view, start the namespace's PID 1, exit with the program's status;
     never returns."""
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    die_with_parent()
     try:
         _own_view(request["slot"])
     except OSError as error:
