@@ -22,10 +22,14 @@ Result = TypeVar("Result")
 
 def run_trials(executor: Executor, trial: Callable[[Key], Result], keys: Sequence[Key],
                record: Callable[[Key, Result], None],
-               progress: CampaignProgress | None = None) -> list[Outcome[Key, Result]]:
+               progress: CampaignProgress | None = None,
+               stop_on: tuple[type[BaseException], ...] = ()) -> list[Outcome[Key, Result]]:
     """``trial(key)`` for every key on ``executor``; ``record(key, result)`` once per key as results arrive.
 
     A trial that raised is not recorded (a rerun of the campaign tries it again); its outcome is returned.
+    A trial that raised one of ``stop_on`` ends the campaign there: an error every later trial would meet
+    too (a model provider that is down) should not be met once per trial.  No queued trial starts after
+    it, and trials already running finish unrecorded.
 
     Returns:
         The failed trials' outcomes, in the order they ended.
@@ -44,4 +48,6 @@ def run_trials(executor: Executor, trial: Callable[[Key], Result], keys: Sequenc
             recorded.add(outcome.key)
         if progress is not None:
             progress.finished(failed=outcome.error is not None)
+        if isinstance(outcome.error, stop_on):
+            break  # leaving the loop closes the executor's run, which cancels the queued trials
     return failures

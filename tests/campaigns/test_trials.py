@@ -48,6 +48,23 @@ def test_a_failed_trial_is_returned_and_not_recorded_and_the_others_still_are():
     assert [(f.key, str(f.error)) for f in failures] == [(1, "boom")]
 
 
+def test_an_error_every_later_trial_would_meet_ends_the_campaign_and_no_queued_trial_starts():
+    started: list[int] = []
+    recorded: list[int] = []
+
+    def trial(key: int) -> int:
+        started.append(key)
+        if key == 1:
+            raise ConnectionError("the model provider is down")
+        time.sleep(0.2)
+        return key
+
+    failures = run_trials(LocalExecutor(1), trial, list(range(6)), lambda key, result: recorded.append(key),
+                          stop_on=(ConnectionError,))
+    assert recorded == [0] and [(f.key, str(f.error)) for f in failures] == [(1, "the model provider is down")]
+    assert set(started) <= {0, 1, 2}, "only the trial already running when the error arrived may have started"
+
+
 def test_the_local_executor_runs_jobs_trials_at_once_and_counts_them_running():
     executor, peak, lock = LocalExecutor(2), [0], threading.Lock()
 
