@@ -4,20 +4,31 @@ A run folder holds run.json (the settings: a resume with other settings is refus
 model call) and responses.jsonl (one record per answered item, with its counts).  A resumed evaluation skips
 the (constraint, seed, index) keys already recorded; the model client serves replies it already has.  The
 prompt states the item's inputs only (sampling.py); what the oracles compute stays in their certificates.
+
+Each item is one campaign trial (physvec.campaigns): one at a time here, the run keeps one model client; on
+more jobs or a Dask cluster, each item makes its own client from the model spec wherever it runs, with its
+transcript in transcripts/CONSTRAINT-SEED-INDEX.jsonl.  Either way only this process appends records.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, ConfigDict
 
-from physvec.agents.model_client import ModelClient
+from physvec.agents.episode_model import EpisodeModel
+from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable
 from physvec.agents.prompts import render
 from physvec.agents.matpcr_extraction import model_claims
+from physvec.campaigns.executor import Executor, LocalExecutor
+from physvec.campaigns.progress import CampaignProgress
+from physvec.campaigns.trials import run_trials
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.extraction import extract_claims
@@ -88,16 +99,88 @@ def answer(draw: Draw, client: ModelClient, provider: OfflineSnapshot, step: int
                           verdict=certificate.verdict.value, judged=judged, extraction=extraction)
 
 
-def run_evaluation(folder: Path, draws: Sequence[Draw], client: ModelClient, provider: OfflineSnapshot,
+class Drawn(Protocol):
+    """A drawn item, or a record of one: what a resumed campaign knows the item by."""
+
+    @property
+    def constraint(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def index(self) -> int: ...
+
+
+DrawnRecord = TypeVar("DrawnRecord", bound=Drawn)
+"""ResponseRecord or CgsvRecord"""
+
+
+def drawn_key(drawn: Drawn) -> tuple[str, int, int]:
+    return drawn.constraint, drawn.seed, drawn.index
+
+
+@dataclass(frozen=True)
+class DrawTrial:
+    """One item as a campaign's trial key: its step in the campaign (the model client's step, and all that
+    equality and hashing see) and its draw, carried along so that a task ships its own item and not the
+    campaign's (a Raman item holds its whole spectrum)."""
+
+    step: int
+    draw: Draw = field(compare=False)
+
+
+def trial_client(folder: Path, model: ModelClient | EpisodeModel, draw: Draw) -> ModelClient:
+    """The run's one client, or a client of the item's own made here from the model spec."""
+    if isinstance(model, ModelClient):
+        return model
+    return model.client(folder, "-".join(map(str, drawn_key(draw))))
+
+
+def run_draws(records: RecordFile[DrawnRecord], draws: Sequence[Draw], trial: Callable[[DrawTrial], DrawnRecord],
+              model: ModelClient | EpisodeModel, on_record: Callable[[DrawnRecord], None],
+              executor: Executor | None = None, bar: CampaignProgress | None = None) -> list[DrawnRecord]:
+    """Every draw the run lacks, as ``trial`` on ``executor`` (default: one at a time here, in draw order);
+    each record is appended here as it arrives, never by a worker.
+
+    Args:
+        model: the client every trial shares (one at a time only), or an EpisodeModel for trials that
+            each make their own.
+
+    Returns:
+        Every record of the run, in draw order whatever order they ended in (the bootstrap depends on it).
+
+    Raises:
+        BudgetExhausted, ModelUnavailable: the model could not answer; the campaign stopped there and a
+            resume runs the items it lacks.
+    """
+    runner = executor or LocalExecutor(1)
+    if isinstance(model, ModelClient) and not (isinstance(runner, LocalExecutor) and runner.jobs == 1):
+        raise ValueError("one shared model client serves items one at a time: pass an EpisodeModel")
+    done = {drawn_key(record) for record in records.read()}
+    keys = [DrawTrial(step, d) for step, d in enumerate(draws) if drawn_key(d) not in done]
+
+    def record(_: DrawTrial, result: DrawnRecord) -> None:
+        records.append(result)
+        on_record(result)
+
+    failures = run_trials(runner, trial, keys, record, bar, stop_on=(BudgetExhausted, ModelUnavailable))
+    if failures:
+        raise failures[0].error or RuntimeError(f"item {failures[0].key.step} failed")
+    order = {drawn_key(d): step for step, d in enumerate(draws)}
+    return sorted(records.read(), key=lambda r: order[drawn_key(r)])
+
+
+def evaluate_item(folder: Path, model: ModelClient | EpisodeModel, provider: OfflineSnapshot,
+                  model_extraction: bool, trial: DrawTrial) -> ResponseRecord:
+    """One item answered and judged on whichever worker: module-level, so that Dask ships it by name."""
+    return answer(trial.draw, trial_client(folder, model, trial.draw), provider, trial.step, model_extraction)
+
+
+def run_evaluation(folder: Path, draws: Sequence[Draw], model: ModelClient | EpisodeModel, provider: OfflineSnapshot,
                    on_record: Callable[[ResponseRecord], None] = lambda record: None,
-                   model_extraction: bool = False) -> list[ResponseRecord]:
-    """Every draw answered once (already recorded ones skipped); returns all records of the run."""
-    records = RecordFile(folder / RECORDS, ResponseRecord)
-    done = {(r.constraint, r.seed, r.index) for r in records.read()}
-    for step, draw in enumerate(draws):
-        if (draw.constraint, draw.seed, draw.index) in done:
-            continue
-        record = answer(draw, client, provider, step, model_extraction)
-        records.append(record)
-        on_record(record)
-    return records.read()
+                   model_extraction: bool = False, executor: Executor | None = None,
+                   bar: CampaignProgress | None = None) -> list[ResponseRecord]:
+    """Every draw answered once (already recorded ones skipped; see run_draws); returns all records of the run."""
+    trial = functools.partial(evaluate_item, folder, model, provider, model_extraction)
+    return run_draws(RecordFile(folder / RECORDS, ResponseRecord), draws, trial, model, on_record, executor, bar)

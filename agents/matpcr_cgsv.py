@@ -6,20 +6,26 @@ answer has a violation; a round ends the revision once none is left), so the con
 one difference: cgsv states each violated claim, the oracle's message and the tolerance (never the expected
 value); self_refine asks for a self-check; reprompt asks for the answer again; best_of_3 draws two more
 answers to the first question and keeps the one with the fewest violations.  Records (cgsv.jsonl, one per
-item) make the run resumable.
+item) make the run resumable.  Each item is one campaign trial, run as an evaluation's are
+(physvec.agents.matpcr_campaign.run_draws): all its conditions on one worker, with one model client.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict
 
+from physvec.agents.episode_model import EpisodeModel
+from physvec.agents.matpcr_campaign import DrawTrial, run_draws, trial_client
 from physvec.agents.matpcr_campaign import messages as first_question
 from physvec.agents.model_client import ModelClient
 from physvec.agents.prompts import render
+from physvec.campaigns.executor import Executor
+from physvec.campaigns.progress import CampaignProgress
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Certificate, Outcome
 from physvec.verifiers.matpcr.cgsv_analysis import CONDITIONS
@@ -116,14 +122,16 @@ def revise_item(draw: Draw, client: ModelClient, provider: OfflineSnapshot, roun
                       first_reply=first, conditions=outcomes)
 
 
-def run_cgsv(folder: Path, draws: Sequence[Draw], client: ModelClient, provider: OfflineSnapshot, rounds: int,
-             on_record: Callable[[CgsvRecord], None] = lambda record: None) -> list[CgsvRecord]:
-    """Every draw revised once under every condition (recorded items skipped); returns all records."""
-    records = RecordFile(folder / RECORDS, CgsvRecord)
-    done = {(r.constraint, r.seed, r.index) for r in records.read()}
-    for step, draw in enumerate(draws):
-        if (draw.constraint, draw.seed, draw.index) not in done:
-            record = revise_item(draw, client, provider, rounds, step)
-            records.append(record)
-            on_record(record)
-    return records.read()
+def revise_trial(folder: Path, model: ModelClient | EpisodeModel, provider: OfflineSnapshot, rounds: int,
+                 trial: DrawTrial) -> CgsvRecord:
+    """One item under every condition on whichever worker: module-level, so that Dask ships it by name."""
+    return revise_item(trial.draw, trial_client(folder, model, trial.draw), provider, rounds, trial.step)
+
+
+def run_cgsv(folder: Path, draws: Sequence[Draw], model: ModelClient | EpisodeModel, provider: OfflineSnapshot,
+             rounds: int, on_record: Callable[[CgsvRecord], None] = lambda record: None,
+             executor: Executor | None = None, bar: CampaignProgress | None = None) -> list[CgsvRecord]:
+    """Every draw revised once under every condition (recorded items skipped; see run_draws); returns all
+    records of the run."""
+    trial = functools.partial(revise_trial, folder, model, provider, rounds)
+    return run_draws(RecordFile(folder / RECORDS, CgsvRecord), draws, trial, model, on_record, executor, bar)

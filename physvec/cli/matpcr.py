@@ -5,9 +5,9 @@
     matpcr validate-oracles [--n N] [--seed S] [--family F ...] [--rates 0.1,0.3,0.5] [--json]
                                                  exit 0 when no injected violation was certified, else 1
     matpcr evaluate --model SPEC [--family F ...] [--n 30] [--seeds 3] [--items GLOB] [--bootstrap 10000]
-                    [--runs-dir runs] [--run-id ID] [--resume]
+                    [--runs-dir runs] [--run-id ID] [--resume] [--executor local|dask] [--jobs N] [--scheduler ADDRESS]
                                                  PCR and accuracy per type with bootstrap intervals
-    matpcr cgsv --model SPEC [--family diffraction|raman] [--rounds 2] [same sampling and run flags]
+    matpcr cgsv --model SPEC [--family diffraction|raman] [--rounds 2] [same sampling, run and executor flags]
                                                  oracle-guided revision beside three controls, McNemar + Holm
     matpcr detector [RUN ...] [--synthetic N]    a text-only violation detector trained on oracle labels of
                                                  evaluate runs (or synthetic claims): source-disjoint and
@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from physvec.cli.arguments import folder_name, output_folder
+from physvec.cli.campaign_options import add_executor_options
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 FAMILIES = ("diffraction", "microscopy", "raman", "stability", "band_gap", "magnetisation")
@@ -34,8 +35,11 @@ CGSV_FAMILIES = ("diffraction", "raman")
 
 
 def _campaign_flags(command: argparse.ArgumentParser, families: tuple[str, ...], default_id: str) -> None:
-    """Model, sampling and run-folder flags shared by evaluate and cgsv."""
-    command.add_argument("--model", required=True, help="openai:<name>, scripted:<file> or replay:<run dir>")
+    """Model, sampling, run-folder and executor flags shared by evaluate and cgsv."""
+    command.add_argument("--model", required=True,
+                         help="openai:<name>, scripted:<file> or replay:<run dir>; with --jobs > 1 or --executor dask "
+                              "each item has a model client of its own (its own --token-budget, and a scripted "
+                              "model starts again at its first reply)")
     command.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     command.add_argument("--family", action="append", choices=families, help="one type (repeatable; default all)")
     command.add_argument("--n", type=int, default=30, help="items per type and seed (default 30)")
@@ -45,6 +49,7 @@ def _campaign_flags(command: argparse.ArgumentParser, families: tuple[str, ...],
     command.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
     command.add_argument("--run-id", type=folder_name, help=f"folder name under --runs-dir (default: {default_id})")
     command.add_argument("--resume", action="store_true", help="continue an existing run")
+    add_executor_options(command)
 
 
 def _parser() -> argparse.ArgumentParser:

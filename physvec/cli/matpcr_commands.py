@@ -4,14 +4,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from physvec.cli.campaign_options import campaign_executor, executor_problem
 from physvec.cli.display import print_certificate
 from physvec.cli.matpcr import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.matpcr.schema import CONSTRAINTS, SCHEMA_MODELS, MalformedInput, parse_claims_file, read_json
+
+if TYPE_CHECKING:
+    from physvec.agents.episode_model import EpisodeModel
+    from physvec.agents.model_client import ModelClient
+    from physvec.campaigns.executor import Executor
+    from physvec.campaigns.progress import CampaignProgress
 
 
 def _provider(name: str):  # -> ReferenceProvider
@@ -91,26 +102,58 @@ def _draws(arguments: argparse.Namespace, families: tuple[str, ...]) -> list:
         raise MalformedInput(f"--items: {error}") from None
 
 
-def _client(arguments: argparse.Namespace, default_id: str, settings: dict[str, object]):  # -> (Path, ModelClient)
-    """The campaign folder (settings pinned in run.json) and a model client that resumes its transcript."""
-    from physvec.agents.model_client import ModelClient
+def _model_spec(arguments: argparse.Namespace) -> str:
+    """The --model spec, checked here once (a bad one is bad input, not an error in every item)."""
     from physvec.agents.providers import ModelSpecError, ProviderSettings, make_chat_model, normalise_spec
-    from physvec.runstore.records import CampaignFolderRefused, campaign_folder
-    from physvec.runstore.transcript import EventType, Transcript
 
     spec = normalise_spec(arguments.model)
     try:
-        folder = campaign_folder(arguments.runs_dir / (arguments.run_id or default_id), {"model": spec, **settings},
-                                 arguments.resume)
-    except (CampaignFolderRefused, ValueError) as error:
-        raise MalformedInput(str(error).split("\n")[0]) from None
-    transcript = Transcript(folder / "transcript.jsonl")
-    served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
-    try:
-        model = make_chat_model(spec, ProviderSettings(base_url=arguments.base_url), already_served=served)
+        make_chat_model(spec, ProviderSettings(base_url=arguments.base_url))
     except ModelSpecError as error:
         raise MalformedInput(f"--model: {error}") from None
-    return folder, ModelClient(model, transcript, arguments.token_budget)
+    return spec
+
+
+def _model(arguments: argparse.Namespace, spec: str, folder: Path) -> ModelClient | EpisodeModel:
+    """One model client that resumes the run's transcript when items run one at a time here (the default),
+    else what each item needs to make its own wherever it runs."""
+    from physvec.agents.episode_model import EpisodeModel
+    from physvec.agents.model_client import ModelClient
+    from physvec.agents.providers import ProviderSettings, make_chat_model
+    from physvec.runstore.transcript import EventType, Transcript
+
+    provider = ProviderSettings(base_url=arguments.base_url)
+    if arguments.executor != "local" or (arguments.jobs or 1) > 1:
+        return EpisodeModel(spec, provider, arguments.token_budget)
+    transcript = Transcript(folder / "transcript.jsonl")
+    served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
+    return ModelClient(make_chat_model(spec, provider, already_served=served), transcript, arguments.token_budget)
+
+
+@contextlib.contextmanager
+def _campaign(arguments: argparse.Namespace, console: Console, default_id: str, settings: dict[str, object]
+              ) -> Iterator[tuple[Path, ModelClient | EpisodeModel, Executor, CampaignProgress]]:
+    """Where the campaign's items run, its progress bar, its folder (settings pinned in run.json) and its model.
+
+    The folder is made only once the executor is up, so a --scheduler that does not answer leaves no run.
+    """
+    from physvec.campaigns.executor import ExecutorUnavailable
+    from physvec.runstore.records import CampaignFolderRefused, campaign_folder
+
+    problem = executor_problem(arguments)
+    if problem:
+        raise MalformedInput(problem)
+    spec = _model_spec(arguments)
+    try:
+        with campaign_executor(arguments, console, f"matpcr {arguments.command}") as (executor, bar):
+            try:
+                folder = campaign_folder(arguments.runs_dir / (arguments.run_id or default_id),
+                                         {"model": spec, **settings}, arguments.resume)
+            except (CampaignFolderRefused, ValueError) as error:
+                raise MalformedInput(str(error).split("\n")[0]) from None
+            yield folder, _model(arguments, spec, folder), executor, bar
+    except ExecutorUnavailable as error:
+        raise MalformedInput(f"run settings: {error}") from None
 
 
 def _write(folder, rows: list, text: str) -> int:
@@ -129,13 +172,15 @@ def _evaluate(arguments: argparse.Namespace) -> int:
 
     families = tuple(dict.fromkeys(arguments.family)) if arguments.family else CONSTRAINTS
     draws = _draws(arguments, families)
-    folder, client = _client(arguments, "matpcr-eval", {"families": list(families), "n": arguments.n,
-                                                        "seeds": arguments.seeds, "items": arguments.items,
-                                                        "model_extraction": arguments.model_extraction})
+    settings = {"families": list(families), "n": arguments.n, "seeds": arguments.seeds, "items": arguments.items,
+                "model_extraction": arguments.model_extraction}
+    console = Console()
     try:
-        records = run_evaluation(folder, draws, client, offline_snapshot(),
-                                 lambda r: print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} consistent"),
-                                 arguments.model_extraction)
+        with _campaign(arguments, console, "matpcr-eval", settings) as (folder, model, executor, bar):
+            records = run_evaluation(folder, draws, model, offline_snapshot(),
+                                     lambda r: console.print(f"{r.item} seed {r.seed}: {r.consistent}/{r.checkable} "
+                                                             "consistent", markup=False),
+                                     arguments.model_extraction, executor, bar)
     except (BudgetExhausted, ModelUnavailable) as error:
         print(f"matpcr: evaluation stopped, the model could not answer: {error} (resume with --resume)")
         return EXIT_NOT_CERTIFIED
@@ -151,13 +196,15 @@ def _cgsv(arguments: argparse.Namespace) -> int:
 
     families = tuple(dict.fromkeys(arguments.family)) if arguments.family else ("diffraction", "raman")
     draws = _draws(arguments, families)
-    folder, client = _client(arguments, "matpcr-cgsv", {"families": list(families), "n": arguments.n,
-                                                        "seeds": arguments.seeds, "items": arguments.items,
-                                                        "rounds": arguments.rounds})
+    settings = {"families": list(families), "n": arguments.n, "seeds": arguments.seeds, "items": arguments.items,
+                "rounds": arguments.rounds}
+    console = Console()
     try:
-        records = run_cgsv(folder, draws, client, offline_snapshot(), arguments.rounds,
-                           lambda r: print(f"{r.item} seed {r.seed}: {r.before.consistent}/{r.before.checkable} "
-                                           "consistent before"))
+        with _campaign(arguments, console, "matpcr-cgsv", settings) as (folder, model, executor, bar):
+            records = run_cgsv(folder, draws, model, offline_snapshot(), arguments.rounds,
+                               lambda r: console.print(f"{r.item} seed {r.seed}: {r.before.consistent}/"
+                                                       f"{r.before.checkable} consistent before", markup=False),
+                               executor, bar)
     except (BudgetExhausted, ModelUnavailable) as error:
         print(f"matpcr: revision stopped, the model could not answer: {error} (resume with --resume)")
         return EXIT_NOT_CERTIFIED

@@ -9,6 +9,7 @@ import pytest
 
 from physvec.agents.matpcr_campaign import messages
 from physvec.cli.matpcr import EXIT_BAD_INPUT, EXIT_NOT_CERTIFIED, main
+from physvec.runstore.transcript import EventType, read_events
 from physvec.verifiers.matpcr.diffraction import structure_peaks
 from physvec.verifiers.matpcr.references import offline_snapshot
 from physvec.verifiers.matpcr.sampling import draw
@@ -49,6 +50,42 @@ def test_a_stopped_evaluation_resumes_where_it_stopped(tmp_path, capsys):
     assert _evaluate(tmp_path, [RIGHT, RETREATING], "--resume") == 0
     records = (tmp_path / "runs" / "matpcr-eval" / "responses.jsonl").read_text().splitlines()
     assert [json.loads(line)["consistent"] for line in records] == [2, 1]
+
+
+def _records(tmp_path, run_id: str = "matpcr-eval") -> list[dict]:
+    lines = (tmp_path / "runs" / run_id / "responses.jsonl").read_text().splitlines()
+    return sorted((json.loads(line) for line in lines), key=lambda r: (r["seed"], r["index"]))
+
+
+def test_two_jobs_record_what_one_job_records_with_a_model_client_per_item(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT, RIGHT], "--run-id", "one") == 0
+    assert _evaluate(tmp_path, [RIGHT, RIGHT], "--run-id", "two", "--jobs", "2") == 0
+    assert _records(tmp_path, "two") == _records(tmp_path, "one") and len(_records(tmp_path, "one")) == 2
+    transcripts = sorted(path.name for path in (tmp_path / "runs" / "two" / "transcripts").iterdir())
+    assert transcripts == ["diffraction-0-0.jsonl", "diffraction-0-1.jsonl"]
+    summaries = [(tmp_path / "runs" / run_id / "summary.json").read_text() for run_id in ("one", "two")]
+    assert summaries[0] == summaries[1]
+
+
+def test_with_a_client_per_item_a_scripted_model_starts_again_at_its_first_reply(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RETREATING, RIGHT], "--jobs", "2") == 0
+    assert [record["reply"] for record in _records(tmp_path)] == [RETREATING, RETREATING]
+
+
+def test_a_killed_run_resumed_on_two_jobs_asks_only_for_the_items_it_lacks(tmp_path, capsys):
+    assert _evaluate(tmp_path, [RIGHT], "--n", "3", "--jobs", "2") == 0
+    folder = tmp_path / "runs" / "matpcr-eval"
+    records = folder / "responses.jsonl"
+    kept = records.read_text().splitlines()[0]
+    records.write_text(kept + "\n")  # as if the client had been killed after its first record
+    transcripts = {path.name: len(read_events(path)) for path in (folder / "transcripts").iterdir()}
+    assert _evaluate(tmp_path, [RIGHT], "--n", "3", "--jobs", "2", "--resume") == 0
+    assert [(r["seed"], r["index"]) for r in _records(tmp_path)] == [(0, 0), (0, 1), (0, 2)], "each item once"
+    first = json.loads(kept)
+    for path in (folder / "transcripts").iterdir():
+        added = [event.type for event in read_events(path)][transcripts[path.name]:]
+        recorded = path.name == f"diffraction-{first['seed']}-{first['index']}.jsonl"
+        assert added == ([] if recorded else [EventType.MODEL_REPLY_REUSED]), "no reply is asked for twice"
 
 
 def test_a_resume_with_other_settings_is_refused(tmp_path, capsys):

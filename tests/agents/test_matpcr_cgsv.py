@@ -24,10 +24,10 @@ def scripted_model(tmp_path, revision: str) -> str:
     return str(write_replies(tmp_path / f"scripted_cgsv_{len(revision)}.json", *(per_item * ITEMS)))
 
 
-def run(tmp_path, revision: str, run_id: str) -> dict[str, dict]:
+def run(tmp_path, revision: str, run_id: str, *extra: str) -> dict[str, dict]:
     assert main(["cgsv", "--model", f"scripted:{scripted_model(tmp_path, revision)}", "--family", "diffraction",
                  "--items", "diffraction:Si", "--n", str(ITEMS), "--seeds", "1", "--runs-dir", str(tmp_path / "runs"),
-                 "--run-id", run_id]) == 0
+                 "--run-id", run_id, *extra]) == 0
     rows = json.loads((tmp_path / "runs" / run_id / "summary.json").read_text())
     return {row["condition"]: row for row in rows}
 
@@ -60,3 +60,13 @@ def test_the_feedback_names_the_violation_and_never_the_expected_value(tmp_path)
     assert "32.96 deg (200)" in prompts["matpcr_cgsv"] and "within 0.5 degrees" in prompts["matpcr_cgsv"]
     assert "28.4" not in prompts["matpcr_cgsv"]
     assert "32.96" not in prompts["matpcr_self_refine"] and "32.96" not in prompts["matpcr_reprompt"]
+
+
+def test_two_jobs_revise_as_one_job_does_each_item_with_its_own_client(tmp_path, capsys):
+    """The script holds the same eight replies for every item, so a client per item is served what the one
+    shared client serves item after item."""
+    assert run(tmp_path, RETREAT, "two", "--jobs", "2") == run(tmp_path, RETREAT, "one")
+    one, two = (sorted((tmp_path / "runs" / run_id / "cgsv.jsonl").read_text().splitlines())
+                for run_id in ("one", "two"))
+    assert two == one and len(one) == ITEMS
+    assert len(list((tmp_path / "runs" / "two" / "transcripts").iterdir())) == ITEMS

@@ -1,4 +1,4 @@
-"""PHACT and benchmark campaigns on a Dask LocalCluster of two worker processes: the same records as the local
+"""PHACT, MatPCR and benchmark campaigns on a Dask LocalCluster of two worker processes: the same records as the local
 executor, every trial recorded exactly once when a worker or the client is killed, and a scheduler that is
 not there is an exit 2 with one clear line.
 
@@ -31,9 +31,11 @@ from physvec.agents.phact_proposer import LoopSettings  # noqa: E402
 from physvec.agents.providers import ProviderSettings  # noqa: E402
 from physvec.campaigns.dask_executor import TRIAL_RESOURCE, DaskExecutor, local_cluster  # noqa: E402
 from physvec.campaigns.executor import LocalExecutor  # noqa: E402
+from physvec.cli.matpcr import main as matpcr_main  # noqa: E402
 from physvec.cli.phact import main as phact_main  # noqa: E402
 from physvec.cli.qmp_bench import main as qmp_bench_main  # noqa: E402
 from physvec.verifiers.phact.corpus import corpus  # noqa: E402
+from tests.support.scripted import write_replies  # noqa: E402
 
 GOAL = "cutoff-at-1-khz"
 """rc_filter: 1/(2 pi 10 kOhm 15.9 nF) = 1001 Hz meets 1 kHz +- 10 Hz, certified in one round"""
@@ -139,10 +141,38 @@ def test_a_scheduler_that_is_not_there_is_an_exit_2_with_a_clear_message(tmp_pat
                        str(tmp_path), "--run-id", "p", "--executor", "dask", "--scheduler", address]) == 2
     assert qmp_bench_main(["faults", "--tasks", "dft/szabo1996-h2-rhf", "--executor", "dask", "--scheduler", address,
                            "--out", str(tmp_path / "f")]) == 2
+    for command in ("evaluate", "cgsv"):
+        assert matpcr_main([command, "--model", f"scripted:{replies}", "--family", "diffraction", "--runs-dir",
+                            str(tmp_path), "--run-id", command, "--executor", "dask", "--scheduler", address]) == 2
     captured = capsys.readouterr()
     said = captured.out + captured.err
-    assert said.count(f"no Dask scheduler answered at {address}") == 3 and "Traceback" not in said
+    assert said.count(f"no Dask scheduler answered at {address}") == 5 and "Traceback" not in said
     assert not (tmp_path / "c" / "records.jsonl").exists() and not (tmp_path / "p").exists()
+    assert not (tmp_path / "evaluate").exists() and not (tmp_path / "cgsv").exists()
+
+
+MATPCR_RECORDS = {"evaluate": "responses.jsonl", "cgsv": "cgsv.jsonl"}
+EXTINCT = "Silicon shows the (200) reflection at 2θ = 32.96°."
+MATPCR_REPLIES = {"evaluate": ["Diamond cubic: (111) at 2θ = 28.44° and (220) at 47.30°."],
+                  "cgsv": [EXTINCT, "Then the (111) reflection at 2θ = 28.8°.", *[EXTINCT] * 6]}
+"""per item: evaluate's one answer; cgsv's first answer (a violation), one revision that removes it, and six
+controls that keep it (tests/agents/test_matpcr_cgsv.py).  Every item is given the same replies, so one
+client serving them item after item and a client per item are served alike."""
+
+
+@pytest.mark.parametrize("command", ["evaluate", "cgsv"])
+def test_a_matpcr_campaign_on_dask_records_what_the_local_executor_records(tmp_path, client, command):
+    items = 2
+    model = write_replies(tmp_path / "replies.json", *(MATPCR_REPLIES[command] * items))
+    base = [command, "--model", f"scripted:{model}", "--family", "diffraction", "--items", "diffraction:Si",
+            "--n", str(items), "--seeds", "1", "--runs-dir", str(tmp_path)]
+    assert matpcr_main([*base, "--run-id", "local"]) == 0
+    assert matpcr_main([*base, "--run-id", "dask", "--executor", "dask", "--scheduler", client.scheduler.address]) == 0
+    local, distributed = (sorted((tmp_path / run_id / MATPCR_RECORDS[command]).read_text().splitlines())
+                          for run_id in ("local", "dask"))
+    assert distributed == local and len(local) == items
+    assert (tmp_path / "dask" / "summary.json").read_text() == (tmp_path / "local" / "summary.json").read_text()
+    assert len(list((tmp_path / "dask" / "transcripts").iterdir())) == items, "a model client per item"
 
 
 def test_a_dualitycert_repair_campaign_on_dask_records_its_episodes_and_rounds_as_the_local_executor_does(
