@@ -213,6 +213,30 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+BASE_RESULTS_FILE = "base_results.json"
+BASE_RESULTS_MAX_BYTES = 20_000_000
+
+
+def _is_plain(value: Any) -> bool:
+    """Dicts with string keys, lists and scalars (numpy scalars too): what an observable's key path reads the
+    same way before and after a JSON round trip (a tuple or an array would not be descended into)."""
+    import numpy as np
+
+    if type(value) is dict:
+        return all(type(key) is str and _is_plain(item) for key, item in value.items())
+    if type(value) is list:
+        return all(_is_plain(item) for item in value)
+    return value is None or isinstance(value, (bool, int, float, str, np.generic)) and not isinstance(value, complex)
+
+
+def _plain_json(value: Any) -> str | None:
+    """``value`` as canonical JSON when it is plain data of a bounded size, else None."""
+    if not _is_plain(value):
+        return None
+    text = json.dumps(value, default=_jsonable, sort_keys=True)
+    return text if len(text) <= BASE_RESULTS_MAX_BYTES else None
+
+
 def _write(path: str, data: dict[str, Any]) -> None:
     Path(path).write_text(json.dumps(data, default=str))
 
@@ -229,11 +253,15 @@ def _load_script(script: str) -> types.ModuleType:
 class _Recorder:
     """Wraps a script's element and run_ functions to record every element call of every run_ call."""
 
-    def __init__(self) -> None:
+    def __init__(self, params_as_imported: str | None = None) -> None:
         self.active_run: str | None = None
         self.depth = 0
         self.calls: dict[str, list[dict[str, Any]]] = {}
         self.run_outcomes: dict[str, dict[str, Any]] = {}
+        self.params_as_imported = params_as_imported
+        """PARAMS as the script defined them, before main() ran (JSON; None when they are not plain data)"""
+        self.base_results: dict[str, str] = {}
+        """run_ name -> JSON of what its first call with exactly those PARAMS returned"""
         self.producers: dict[int, tuple[int, str]] = {}
         self._produced = 0
         self._kept: list[Any] = []
@@ -251,6 +279,11 @@ class _Recorder:
             finally:
                 self.active_run = outer
             self.run_outcomes.setdefault(name, {"ok": True})
+            if not args and name not in self.base_results and self.params_as_imported is not None \
+                    and _plain_json(kwargs) == self.params_as_imported:
+                returned = _plain_json(value)
+                if returned is not None:
+                    self.base_results[name] = returned
             return value
 
         return wrapped
@@ -329,6 +362,7 @@ def run_instrumented(script: str, report: str = "integration_report.json", entry
                           "traceback": traceback.format_exc()[-6000:]}
         _finish(report, result, recorder, started)
         return
+    recorder.params_as_imported = _plain_json(getattr(module, "PARAMS", None))
     for name, value in list(vars(module).items()):
         if not callable(value) or getattr(value, "__module__", None) != SCRIPT_MODULE:
             continue
@@ -360,6 +394,8 @@ def _finish(report: str, result: dict[str, Any], recorder: _Recorder, started: f
     result["run_outcomes"] = recorder.run_outcomes
     result["seconds"] = round(time.monotonic() - started, 3)
     _write(report, result)
+    Path(BASE_RESULTS_FILE).write_text("{" + ", ".join(f"{json.dumps(name)}: {returned}"
+                                                       for name, returned in recorder.base_results.items()) + "}")
     if not result["main"]["ok"]:
         print(result["main"]["traceback"], file=sys.stderr)
         sys.exit(1)
@@ -403,28 +439,35 @@ def run_until_level(script: str, run: str, level: int) -> None:
         pass
 
 
+def observed_values(results: Any, observables: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Each observable's value at its key path of ``results`` (the whole result for an empty path) as JSON data,
+    or why it has none."""
+    import numpy as np
+
+    from physvec.taskfiles.keypaths import lookup
+
+    values, errors = {}, {}
+    for observable in observables:
+        try:
+            value = lookup(results, observable) if observable else results
+        except Exception as error:
+            errors[observable] = f"{type(error).__name__}: {error}"
+            continue
+        value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
+        values[observable] = json.loads(json.dumps(value, default=_jsonable))
+    return values, errors
+
+
 def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observables: list[str],
                        report: str = "observed.json") -> None:
     """Call the script's own, unmodified ``run`` once with PARAMS updated by ``overrides`` and record every
     observable at its key path (the whole result for an empty path): assertions, convergence ladders and
     metamorphic checks that ask the same call share one run; nothing is compared here."""
-    import numpy as np
-
-    from physvec.taskfiles.keypaths import lookup
-
     started = time.monotonic()
     try:
         module = _load_script(script)
         results = getattr(module, run)(**{**module.PARAMS, **overrides})
-        values, errors = {}, {}
-        for observable in observables:
-            try:
-                value = lookup(results, observable) if observable else results
-            except Exception as error:
-                errors[observable] = f"{type(error).__name__}: {error}"
-                continue
-            value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
-            values[observable] = json.loads(json.dumps(value, default=_jsonable))
+        values, errors = observed_values(results, observables)
         outcome = {"ok": True, "values": values, "errors": errors}
     except Exception as error:
         outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:]}

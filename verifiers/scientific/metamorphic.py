@@ -25,7 +25,7 @@ from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.finite import as_float_array
 from physvec.verifiers.programming.contract import ScriptContract
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
-from physvec.verifiers.scientific.override_runs import OverrideRun, observe
+from physvec.verifiers.scientific.override_runs import OverrideRun, calls_to_run, observe
 
 METAMORPHIC = "metamorphic"
 MAX_PERTURBED = 3
@@ -101,14 +101,19 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
     params = contract.params or {}
     perturbed = [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
     # the base run and the first perturbation go together; the rest only if something has not moved yet.  The
-    # base run records the relied-on observables too, so a convergence rung at the script's own value reuses it.
+    # base run records the relied-on observables too, so a convergence rung at the script's own value reuses it;
+    # it is usually served by the programming verifier's main run (override_runs.remember_main_run).
     base_runs = [OverrideRun("metamorphic-base", run, observable) for observable in dict.fromkeys(["", *observables])]
-    base, *observed = observe(script, base_runs + perturbed[:1], workdir, pool, limits)
-    changed = observed[len(base_runs) - 1:]
+    tops = list(dict.fromkeys(observable.split(".")[0] for observable in observables))
+    first = base_runs + perturbed[:1]
+    counted = _likely_count_run(contract, run, tops, main_results, accuracy)
+    if perturbed and counted is not None and calls_to_run(script, first + [counted], workdir) <= pool.cores:
+        first.append(counted)  # a core would idle otherwise; _count_runs finds it done
+    base, *observed = observe(script, first, workdir, pool, limits)
+    changed = observed[len(base_runs) - 1:len(base_runs) - 1 + len(perturbed[:1])]
     if not base.ok:
         return [Obligation(name=f"consistency:{run}", category=METAMORPHIC, outcome=Outcome.FAILED,
                            message=f"{run}(**PARAMS) failed: {base.error}")]
-    tops = list(dict.fromkeys(observable.split(".")[0] for observable in observables))
     if perturbed[1:] and not all(_moved(base.value, changed, top) for top in tops):
         changed += observe(script, perturbed[1:], workdir, pool, limits)
     by_coupling = dict(zip(keys, changed))
@@ -117,6 +122,23 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
     for observable in dict.fromkeys(observables):
         obligations.append(_dependence(observable, observable.split(".")[0], by_coupling, by_count, base.value))
     return obligations
+
+
+def _count_run(contract: ScriptContract, run: str, key: str) -> OverrideRun:
+    return OverrideRun(f"metamorphic-{key}", run, "", {key: (contract.params or {})[key] + 1})
+
+
+def _likely_count_run(contract: ScriptContract, run: str, tops: list[str], main_results: dict[str, Any],
+                      accuracy: Collection[str]) -> OverrideRun | None:
+    """The first count run _count_runs would make, when results.json already shows a relied-on observable
+    integer-valued (a particle number seldom moves with a coupling): started beside the perturbed run on a
+    core that would otherwise idle.  Only a guess about what to run early; what it observes is judged later
+    exactly as if it had run then."""
+    integer = [top for top in tops if top in main_results and _is_quantum_number(main_results[top])]
+    keys = _params_read(contract, run, int, accuracy)
+    if not integer or not keys:
+        return None
+    return _count_run(contract, run, _counts_first(keys, contract.params or {}, main_results[integer[0]])[0])
 
 
 def _count_runs(script: Path, contract: ScriptContract, run: str, tops: list[str], base: Any, changed: list[Any],
@@ -131,8 +153,7 @@ def _count_runs(script: Path, contract: ScriptContract, run: str, tops: list[str
     if not conserved:
         return runs
     for key in _counts_first(_params_read(contract, run, int, accuracy), params, base[conserved[0]])[:MAX_PERTURBED]:
-        (runs[key],) = observe(script, [OverrideRun(f"metamorphic-{key}", run, "", {key: params[key] + 1})],
-                               workdir, pool, limits)
+        (runs[key],) = observe(script, [_count_run(contract, run, key)], workdir, pool, limits)
         if all(_moved(base, list(runs.values()), top) for top in conserved):
             break
     return runs

@@ -139,3 +139,38 @@ def test_quantum_numbers_are_integer_valued_within_rounding_only():
     assert not _is_quantum_number([32.0, 31.9999])
     assert not _is_quantum_number(-1.6160254037844386)
     assert not _is_quantum_number([])
+
+
+def test_with_the_base_call_served_by_the_main_run_the_count_run_takes_the_idle_core(tmp_path):
+    # results.json already shows the particle numbers integer-valued, so the N + 1 run starts beside the U
+    # perturbation instead of after it: one batch of two runs, and the verdict is the one a later run gives.
+    from physvec.verifiers.certificate import Outcome
+    from physvec.verifiers.programming.integration import instrumented_job
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+    from physvec.verifiers.scientific.override_runs import remember_main_run
+
+    class BatchRecordingPool(SandboxPool):
+        def __init__(self) -> None:
+            super().__init__(cores=2)
+            self.batches: list[int] = []
+
+        def run_all(self, jobs):
+            self.batches.append(len(jobs))
+            return super().run_all(jobs)
+
+    source = CONSERVED + "\n\ndef main() -> None:\n    run_chain(**PARAMS)\n"
+    script = tmp_path / "script.py"
+    script.write_text(source)
+    executed = tmp_path / "work" / "v01-programming"
+    SandboxPool().run_all([instrumented_job(script, executed, SandboxLimits(wall_s=60), {})])
+    remember_main_run(executed)
+    pool = BatchRecordingPool()
+    main_results = {"particle_numbers": [3.0, 3.0], "energy": -2.0}
+    found = {o.name: o for o in metamorphic_obligations(
+        script, analyse_script(source), "run_chain", ["particle_numbers", "energy"], main_results,
+        tmp_path / "work" / "v01-scientific", pool, SandboxLimits(wall_s=60))}
+    assert pool.batches == [2]
+    assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
+    assert found["metamorphic:particle_numbers"].evidence["changed_with"] == ["N"]
+    assert found["consistency:run_chain"].outcome is Outcome.CERTIFIED
