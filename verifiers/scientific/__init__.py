@@ -85,22 +85,44 @@ class ScientificVerifier:
 
     @staticmethod
     def _metamorphic(subject: Subject, contract: ScriptContract, main_results: dict) -> list[Obligation]:
-        """Consistency and dependence checks for every run_ function the task's observables come from."""
+        """Consistency and dependence checks for every run_ function the task's observables come from, each
+        observable checked where the task relies on it: at PARAMS when a reference or a convergence ladder
+        uses it, else at the parameters of the first assertion that does."""
         task = subject.task
         default_run = next(iter(contract.runs)) if len(contract.runs) == 1 else None
-        relied: dict[str, list[str]] = defaultdict(list)
-        if default_run is not None:
-            relied[default_run] += [name for name, _ in task.task.reference.compared()] if task.task.reference else []
+        relied: dict[str, dict[str, list[dict]]] = defaultdict(dict)
+        if default_run is not None and task.task.reference:
+            for name, _ in task.task.reference.compared():
+                relied[default_run].setdefault(name, []).append({})
         for assertion in task.assertions.assertions if task.assertions else []:
             if not assertion.adapter:  # an adapter's observable is the adapter's, not the run_ function's
-                relied[assertion.run].append(assertion.observable)
+                relied[assertion.run].setdefault(assertion.observable, []).append(_point(assertion))
         for case in task.task.convergence.cases:
             if case.run or default_run:
-                relied[case.run or default_run].append(case.observable)
+                relied[case.run or default_run].setdefault(case.observable, []).append({})
         accuracy = {case.parameter for case in task.task.convergence.cases}
-        return [obligation for run, observables in relied.items() if run in contract.runs
-                for obligation in metamorphic_obligations(subject.script, contract, run, observables, main_results,
-                                                          subject.workdir, subject.pool, subject.limits, accuracy)]
+        obligations: list[Obligation] = []
+        for run, points in relied.items():
+            if run not in contract.runs:
+                continue
+            at_params = [observable for observable, where in points.items() if {} in where]
+            obligations += metamorphic_obligations(subject.script, contract, run, at_params, main_results,
+                                                   subject.workdir, subject.pool, subject.limits, accuracy)
+            elsewhere: dict[str, tuple[dict, list[str]]] = {}
+            for observable, where in points.items():
+                if {} not in where:
+                    elsewhere.setdefault(json.dumps(where[0], sort_keys=True, default=str),
+                                         (where[0], []))[1].append(observable)
+            for index, (point, observables) in enumerate(elsewhere.values()):
+                obligations += metamorphic_obligations(subject.script, contract, run, observables, {},
+                                                       subject.workdir, subject.pool, subject.limits, accuracy,
+                                                       point, f"metamorphic-{run}-at{index}")
+        return obligations
+
+
+def _point(assertion: object) -> dict:
+    """The parameters an assertion runs at (a symmetry's first side)."""
+    return dict(getattr(assertion, "overrides", None) or getattr(assertion, "overrides_a", None) or {})
 
 
 class ConvergenceVerifier:

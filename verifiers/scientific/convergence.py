@@ -1,8 +1,9 @@
 """Convergence ladders: re-run with a climbing accuracy parameter until the observable settles.
 
-Ladders are climbed from the cheap end, as many rungs per round as there are cores, and a ladder stops
-climbing once it has settled (the observable moved less than the tolerance from one rung to the next)
-or a rung failed: the expensive top of a ladder runs only when the cheaper rungs have not settled.
+Ladders are climbed from the cheap end, the first two rungs together and then one rung per round (all
+ladders' rungs of a round in one parallel batch), and a ladder stops climbing once it has settled (the
+observable moved less than the tolerance from one rung to the next) or a rung failed: the expensive top of
+a ladder runs only when the cheaper rungs have not settled.
 The ladder's top is the budget.  The script's own PARAMS value must be at least as accurate as the
 rung the observable settled from, or its results are not converged.
 
@@ -26,7 +27,7 @@ from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.finite import as_float_array
 from physvec.verifiers.programming.contract import ScriptContract
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
-from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, observe_groups
+from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, calls_to_run, observe_groups
 
 CONVERGENCE = "convergence"
 
@@ -58,14 +59,28 @@ def _done(case: ConvergenceCase, observed: list[Observed]) -> bool:
         or _settled_at(case, observed) is not None
 
 
+def _next_rungs(script: Path, case: ConvergenceCase, runs: list[OverrideRun], seen: list[Observed],
+                workdir: Path) -> list[OverrideRun]:
+    """The rungs a ladder needs next: the two cheapest to begin with (the first comparison needs both), then one
+    at a time, each deciding whether the ladder settled; a rung already run elsewhere (the script's own value,
+    served by its main run) comes along for free.  A higher rung of a doubling ladder costs about as much as
+    all below it together, so starting it beside a rung that may settle the ladder only lengthens the round."""
+    if _done(case, seen):
+        return []
+    needed = runs[len(seen):len(seen) + (2 if not seen else 1)]
+    for run in runs[len(seen) + len(needed):]:
+        if calls_to_run(script, [run], workdir):
+            break
+        needed.append(run)
+    return needed
+
+
 def _climb(script: Path, planned: list[tuple[ConvergenceCase, list[OverrideRun]]], workdir: Path,
            pool: SandboxPool, limits: SandboxLimits) -> list[list[Observed]]:
     """Climb every ladder a round at a time; all ladders' rungs of one round run in one parallel batch."""
-    width = max(2, pool.cores)
     observed: list[list[Observed]] = [[] for _ in planned]
     while True:
-        rounds = [[] if _done(case, seen) else runs[len(seen):len(seen) + width]
-                  for (case, runs), seen in zip(planned, observed)]
+        rounds = [_next_rungs(script, case, runs, seen, workdir) for (case, runs), seen in zip(planned, observed)]
         if not any(rounds):
             return observed
         for seen, results in zip(observed, observe_groups(script, rounds, workdir, pool, limits)):

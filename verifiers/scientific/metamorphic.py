@@ -4,10 +4,14 @@
   when the script's float parameters (couplings, fields) change; one that does not is a constant
   dressed up as a computation.  The one exception is a quantum number: an observable whose every
   entry is an integer (a particle number, a total magnetisation in units of 1/2 is not one) and that
-  no coupling moves is conserved, and must instead move when an integer parameter the run_ function
-  reads grows by one.  A non-integer observable gets no such credit: an energy that ignores its
+  no coupling moves is conserved, and must instead move, to another integer value, when an integer
+  parameter the run_ function reads grows by one.  A non-integer observable gets no such credit: an energy that ignores its
   coupling but scales with the system size still fails.  Accuracy parameters (those the task's convergence ladders climb,
   such as an SCF tolerance) are left out: a converged observable must not move with them.
+  The check is made where the task relies on the observable: at PARAMS for a reference or a
+  convergence observable, at an assertion's parameters for one only an assertion uses (a particle
+  number the task asks about at L = 6 is tested at L = 6, not with extra full-size runs).  A quantum
+  number's count runs come before the remaining couplings, which run only if no count moved it.
 - results.json, written by main(), must hold what the run_ function returns for the same PARAMS:
   numbers written into main() directly do not pass.
 """
@@ -92,44 +96,66 @@ def _counts_first(keys: list[str], params: dict[str, Any], value: Any) -> list[s
 
 def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, observables: list[str],
                             main_results: dict[str, Any], workdir: Path, pool: SandboxPool,
-                            limits: SandboxLimits, accuracy: Collection[str] = ()
-                            ) -> list[Obligation]:
-    """Consistency of results.json with ``run``, and dependence of each relied-on observable on the
-    float parameters ``run`` reads other than the ``accuracy`` parameters (not_applicable when none is left),
-    or, for a quantum number, on the integer parameters it reads."""
-    keys = _float_params_read(contract, run, accuracy)
-    params = contract.params or {}
-    perturbed = [OverrideRun(f"metamorphic-{key}", run, "", {key: _perturbed(params[key])}) for key in keys]
+                            limits: SandboxLimits, accuracy: Collection[str] = (),
+                            point: dict[str, Any] | None = None, label: str = METAMORPHIC) -> list[Obligation]:
+    """Dependence of each relied-on observable on the float parameters ``run`` reads other than the
+    ``accuracy`` parameters (not_applicable when none is left), or, for a quantum number, on the integer
+    parameters it reads; at the script's PARAMS (``point`` None) also the consistency of results.json with
+    ``run``.
+
+    Args:
+        point: overrides where the observables are relied on (an assertion's parameters) when that is not at
+            PARAMS: the base call, each perturbation and each count run are made there.
+        label: prefix of the runs' folders, one per point.
+    """
+    point = point or {}
+    params = {**(contract.params or {}), **point}
+    keys = _float_params_read(contract, run, accuracy) if observables else []
+    perturbed = [OverrideRun(f"{label}-{key}", run, "", {**point, key: _perturbed(float(params[key]))})
+                 for key in keys]
     # the base run and the first perturbation go together; the rest only if something has not moved yet.  The
     # base run records the relied-on observables too, so a convergence rung at the script's own value reuses it;
-    # it is usually served by the programming verifier's main run (override_runs.remember_main_run).
-    base_runs = [OverrideRun("metamorphic-base", run, observable) for observable in dict.fromkeys(["", *observables])]
+    # at PARAMS it is usually served by the programming verifier's main run (override_runs.remember_main_run).
+    base_runs = [OverrideRun(f"{label}-base", run, observable, dict(point))
+                 for observable in dict.fromkeys(["", *observables])]
     tops = list(dict.fromkeys(observable.split(".")[0] for observable in observables))
     first = base_runs + perturbed[:1]
-    counted = _likely_count_run(contract, run, tops, main_results, accuracy)
+    counted = None if point else _likely_count_run(contract, run, tops, main_results, accuracy, label)
     if perturbed and counted is not None and calls_to_run(script, first + [counted], workdir) <= pool.cores:
         first.append(counted)  # a core would idle otherwise; _count_runs finds it done
     base, *observed = observe(script, first, workdir, pool, limits)
     changed = observed[len(base_runs) - 1:len(base_runs) - 1 + len(perturbed[:1])]
     if not base.ok:
-        return [Obligation(name=f"consistency:{run}", category=METAMORPHIC, outcome=Outcome.FAILED,
-                           message=f"{run}(**PARAMS) failed: {base.error}")]
-    if perturbed[1:] and not all(_moved(base.value, changed, top) for top in tops):
+        return [Obligation(name=f"consistency:{run}" if not point else f"{METAMORPHIC}:{observables[0]}",
+                           category=METAMORPHIC, outcome=Outcome.FAILED,
+                           message=f"{run}(**{{**PARAMS, **{point}}}) failed: {base.error}" if point else
+                           f"{run}(**PARAMS) failed: {base.error}")]
+    # a quantum number moves with no coupling: its count runs, not the other couplings, are its test
+    unmoved = [top for top in tops if not _moved(base.value, changed, top)
+               and not (isinstance(base.value, dict) and top in base.value and _is_quantum_number(base.value[top]))]
+    if perturbed[1:] and unmoved:
         changed += observe(script, perturbed[1:], workdir, pool, limits)
+    by_count = _count_runs(script, contract, run, tops, base.value, changed, workdir, pool, limits, accuracy, point,
+                           label)
+    if perturbed[len(changed):] and not all(_moved(base.value, changed, top)
+                                            or _moved(base.value, list(by_count.values()), top, as_count=True)
+                                            for top in tops):  # an integer no count moved: maybe a coupling does
+        changed += observe(script, perturbed[len(changed):], workdir, pool, limits)
     by_coupling = dict(zip(keys, changed))
-    by_count = _count_runs(script, contract, run, tops, base.value, changed, workdir, pool, limits, accuracy)
-    obligations = [_consistency(run, base.value, main_results)]
+    obligations = [] if point else [_consistency(run, base.value, main_results)]
     for observable in dict.fromkeys(observables):
-        obligations.append(_dependence(observable, observable.split(".")[0], by_coupling, by_count, base.value))
+        obligations.append(_dependence(observable, observable.split(".")[0], by_coupling, by_count, base.value,
+                                       point))
     return obligations
 
 
-def _count_run(contract: ScriptContract, run: str, key: str) -> OverrideRun:
-    return OverrideRun(f"metamorphic-{key}", run, "", {key: (contract.params or {})[key] + 1})
+def _count_run(contract: ScriptContract, run: str, key: str, point: dict[str, Any], label: str) -> OverrideRun:
+    params = {**(contract.params or {}), **point}
+    return OverrideRun(f"{label}-{key}", run, "", {**point, key: int(params[key]) + 1})
 
 
 def _likely_count_run(contract: ScriptContract, run: str, tops: list[str], main_results: dict[str, Any],
-                      accuracy: Collection[str]) -> OverrideRun | None:
+                      accuracy: Collection[str], label: str) -> OverrideRun | None:
     """The first count run _count_runs would make, when results.json already shows a relied-on observable
     integer-valued (a particle number seldom moves with a coupling): started beside the perturbed run on a
     core that would otherwise idle.  Only a guess about what to run early; what it observes is judged later
@@ -138,30 +164,34 @@ def _likely_count_run(contract: ScriptContract, run: str, tops: list[str], main_
     keys = _params_read(contract, run, int, accuracy)
     if not integer or not keys:
         return None
-    return _count_run(contract, run, _counts_first(keys, contract.params or {}, main_results[integer[0]])[0])
+    first = _counts_first(keys, contract.params or {}, main_results[integer[0]])[0]
+    return _count_run(contract, run, first, {}, label)
 
 
 def _count_runs(script: Path, contract: ScriptContract, run: str, tops: list[str], base: Any, changed: list[Any],
-                workdir: Path, pool: SandboxPool, limits: SandboxLimits, accuracy: Collection[str]
-                ) -> dict[str, Any]:
+                workdir: Path, pool: SandboxPool, limits: SandboxLimits, accuracy: Collection[str],
+                point: dict[str, Any], label: str) -> dict[str, Any]:
     """Runs with one integer parameter grown by one, made only for integer-valued observables that no coupling
     moved, one at a time until each of them has moved (a full-size DMRG run is minutes)."""
-    params = contract.params or {}
+    params = {**(contract.params or {}), **point}
     conserved = [top for top in tops if isinstance(base, dict) and top in base
                  and _is_quantum_number(base[top]) and not _moved(base, changed, top)]
     runs: dict[str, Any] = {}
     if not conserved:
         return runs
     for key in _counts_first(_params_read(contract, run, int, accuracy), params, base[conserved[0]])[:MAX_PERTURBED]:
-        (runs[key],) = observe(script, [_count_run(contract, run, key)], workdir, pool, limits)
-        if all(_moved(base, list(runs.values()), top) for top in conserved):
+        (runs[key],) = observe(script, [_count_run(contract, run, key, point, label)], workdir, pool, limits)
+        if all(_moved(base, list(runs.values()), top, as_count=True) for top in conserved):
             break
     return runs
 
 
-def _moved(base: Any, changed: list[Any], top: str) -> bool:
+def _moved(base: Any, changed: list[Any], top: str, as_count: bool = False) -> bool:
+    """Whether any run in ``changed`` moved ``top``; ``as_count``: to another integer value, as a quantum number
+    does (a value typed in for one size, left for a computed non-integer at the next, is no count)."""
     return isinstance(base, dict) and top in base and any(
         result.ok and isinstance(result.value, dict) and _moved_beyond_noise(base[top], result.value.get(top)) is True
+        and (not as_count or _is_quantum_number(result.value.get(top)))
         for result in changed)
 
 
@@ -181,28 +211,28 @@ def _consistency(run: str, returned: Any, main_results: dict[str, Any]) -> Oblig
 
 
 def _dependence(observable: str, top: str, by_coupling: dict[str, Any], by_count: dict[str, Any],
-                base: Any) -> Obligation:
+                base: Any, point: dict[str, Any]) -> Obligation:
     """Certified when a coupling moves the observable, or, for a quantum number only, an integer parameter."""
     name = f"metamorphic:{observable}"
+    where = f" (at {point}, where the task relies on it)" if point else ""
     if not by_coupling:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.NOT_APPLICABLE,
-                          message="the run_ function reads no float parameter to vary")
+                          message=f"the run_ function reads no float parameter to vary{where}")
     if not isinstance(base, dict) or top not in base:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED,
                           message=f"the run_ function returns no {top!r}")
     counted = by_count if _is_quantum_number(base[top]) else {}
-    moved = [key for key, result in {**by_coupling, **counted}.items()
-             if result.ok and isinstance(result.value, dict)
-             and _moved_beyond_noise(base[top], result.value.get(top)) is True]
+    moved = [key for key, result in by_coupling.items() if _moved(base, [result], top)] + \
+        [key for key, result in counted.items() if _moved(base, [result], top, as_count=True)]
     evidence = {"varied": {**{key: f"x{_SCALE}" for key in by_coupling}, **{key: "+1" for key in counted}},
-                "changed_with": moved}
+                "changed_with": moved, **({"at": point} if point else {})}
     if any(key in by_coupling for key in moved):
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
-                          message=f"{top} changes with {', '.join(moved)}")
+                          message=f"{top} changes with {', '.join(moved)}{where}")
     if moved:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
                           message=f"{top} is a quantum number: integer-valued, moved by no coupling "
-                                  f"({', '.join(by_coupling)}), and it changes with {', '.join(moved)}")
+                                  f"({', '.join(by_coupling)}), and it changes with {', '.join(moved)}{where}")
     return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED, evidence=evidence,
-                      message=f"{top} stays the same when {', '.join(evidence['varied'])} change: a constant, "
-                              "not a computation?")
+                      message=f"{top} stays the same when {', '.join(evidence['varied'])} change{where}: a "
+                              "constant, not a computation?")

@@ -144,9 +144,29 @@ def test_a_converged_script_certifies_with_the_table_of_runs_and_the_top_rung_ne
     assert obligation.outcome is Outcome.CERTIFIED
     assert obligation.evidence["converged_from"] == 64
     table = obligation.evidence["table"]
-    assert [row["value"] for row in table] == [16, 32, 64, 128]  # two rounds of two rungs, settled at 128
+    assert [row["value"] for row in table] == [16, 32, 64, 128]  # settled between 64 and 128
     assert obligation.evidence["rungs_not_run"] == [256]
     assert table[-1]["observed"] == pytest.approx(math.pi**2 / 2, rel=1e-4)  # E1 = pi^2 / 2
+
+
+def test_after_the_first_two_rungs_a_ladder_climbs_one_rung_at_a_time(tmp_path):
+    # 256 would cost as much as every rung below it: started beside 128, it would double the last round for
+    # nothing, since 128 settles the ladder.
+    class BatchRecordingPool(SandboxPool):
+        def __init__(self) -> None:
+            super().__init__(cores=2)
+            self.batches: list[int] = []
+
+        def run_all(self, jobs):
+            self.batches.append(len(jobs))
+            return super().run_all(jobs)
+
+    script = tmp_path / "box.py"
+    script.write_text(BOX)
+    pool = BatchRecordingPool()
+    case = ConvergenceCase(parameter="grid", ladder=[16, 32, 64, 128, 256], observable="energy", tolerance=1e-3)
+    convergence_obligations(script, analyse_script(BOX), [case], tmp_path / "work", pool, LIMITS)
+    assert pool.batches == [2, 1, 1]
 
 
 def test_a_script_below_the_converged_rung_is_not_converged(tmp_path):

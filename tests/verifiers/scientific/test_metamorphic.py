@@ -174,3 +174,65 @@ def test_with_the_base_call_served_by_the_main_run_the_count_run_takes_the_idle_
     assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
     assert found["metamorphic:particle_numbers"].evidence["changed_with"] == ["N"]
     assert found["consistency:run_chain"].outcome is Outcome.CERTIFIED
+
+
+def _at_point(tmp_path, source, observables, point):
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+
+    script = tmp_path / "script.py"
+    script.write_text(source)
+    obligations = metamorphic_obligations(script, analyse_script(source), "run_chain", observables, {},
+                                          tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60),
+                                          point=point, label="metamorphic-at0")
+    return {o.name: o for o in obligations}
+
+
+def test_an_observable_an_assertion_relies_on_is_checked_at_the_assertion_s_parameters(tmp_path):
+    # PRL 73, 882 asks for N_up and N_down at L = 6 only: the check runs there, not at the published size.
+    from physvec.verifiers.certificate import Outcome
+
+    found = _at_point(tmp_path, CONSERVED, ["particle_numbers"], {"L": 4, "N": 2})
+    assert "consistency:run_chain" not in found, "results.json is compared at PARAMS only"
+    numbers = found["metamorphic:particle_numbers"]
+    assert numbers.outcome is Outcome.CERTIFIED and numbers.evidence["at"] == {"L": 4, "N": 2}
+    assert numbers.evidence["changed_with"] == ["N"]
+    count_call = (tmp_path / "work" / "metamorphic-at0-N" / "observe.py").read_text()
+    assert "{'L': 4, 'N': 3}" in count_call, "the count run grows the point's N, at the point's L"
+
+
+def test_an_answer_typed_in_for_the_assertion_s_parameters_still_fails_there(tmp_path):
+    # The cheapest cheat at a reliance point: return the expected counts whenever L is the assertion's L.
+    from physvec.verifiers.certificate import Outcome
+
+    cheat = CONSERVED.replace('    U, L, N = params["U"], params["L"], params["N"]\n',
+                              '    U, L, N = params["U"], params["L"], params["N"]\n'
+                              '    if L == 4:\n'
+                              '        return {"particle_numbers": [2.0, 2.0], "energy": -1.0}\n')
+    found = _at_point(tmp_path, cheat, ["particle_numbers", "energy"], {"L": 4, "N": 2})
+    assert found["metamorphic:particle_numbers"].outcome is Outcome.FAILED
+    assert found["metamorphic:energy"].outcome is Outcome.FAILED
+
+
+def test_the_verifier_checks_each_observable_where_the_task_relies_on_it(tmp_path):
+    from types import SimpleNamespace
+
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific import ScientificVerifier
+
+    script = tmp_path / "script.py"
+    script.write_text(CONSERVED)
+    assertion = SimpleNamespace(run="run_chain", observable="particle_numbers", adapter=None, overrides={"L": 4})
+    reference = SimpleNamespace(compared=lambda: [("energy", None)])
+    task = SimpleNamespace(task=SimpleNamespace(reference=reference, convergence=SimpleNamespace(cases=[])),
+                           assertions=SimpleNamespace(assertions=[assertion]))
+    subject = SimpleNamespace(task=task, script=script, workdir=tmp_path / "work", pool=SandboxPool(),
+                              limits=SandboxLimits(wall_s=60))
+    found = {o.name: o for o in ScientificVerifier._metamorphic(subject, analyse_script(CONSERVED),
+                                                                 {"energy": -2.0})}
+    assert set(found) == {"consistency:run_chain", "metamorphic:energy", "metamorphic:particle_numbers"}
+    assert "at" not in found["metamorphic:energy"].evidence
+    assert found["metamorphic:particle_numbers"].evidence["at"] == {"L": 4}
+    ran = sorted(folder.name for folder in (tmp_path / "work").iterdir())
+    assert not any(name in ran for name in ("metamorphic-N", "metamorphic-L")), \
+        "no count run at PARAMS for an observable only the assertion uses"
