@@ -191,7 +191,7 @@ def _certificate_name(stage: str, version: int) -> str:
     return f"{stage}-v{version:02d}"
 
 
-def _stage_folder(version: int, stage: str) -> str:
+def stage_folder(version: int, stage: str) -> str:
     """The sandbox folder (under work/) of one verifier stage of one script version."""
     return f"v{version:02d}-{stage}"
 
@@ -200,7 +200,7 @@ def verify_stage(verifier: Verifier, state: PipelineState, ctx: RunContext, step
     version = state["script_version"]
     subject = Subject(
         script=ctx.run.script_path(version), task=ctx.task, pool=ctx.pool, limits=ctx.sandbox_limits,
-        workdir=workdir or ctx.run.path / "work" / _stage_folder(version, verifier.name),
+        workdir=workdir or ctx.run.path / "work" / stage_folder(version, verifier.name),
         executed_dir=ctx.run.path / state["executed_dir"] if state.get("executed_dir") else None,
     )
     certificate = verifier.verify(subject)
@@ -225,7 +225,7 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
 
 
 def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    workdir = ctx.run.work_dir(_stage_folder(state["script_version"], "programming"))
+    workdir = ctx.run.work_dir(stage_folder(state["script_version"], "programming"))
     glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue and ctx.language_model else None
     update = verify_stage(ProgrammingVerifier(glue), state, ctx, step, workdir)
     certificate = ctx.run.certificate(update["certificates"]["programming"])
@@ -350,7 +350,7 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
             source = ctx.run.path / state["executed_dir"] / name
             if source.is_file():
                 shutil.copyfile(source, ctx.run.path / name)
-    overlay = ctx.run.path / "work" / _stage_folder(state.get("script_version", 0), "scientific") / OVERLAY_FILE
+    overlay = ctx.run.path / "work" / stage_folder(state.get("script_version", 0), "scientific") / OVERLAY_FILE
     if overlay.is_file():
         shutil.copyfile(overlay, ctx.run.path / OVERLAY_FILE)
     programming = latest.get("programming")

@@ -339,6 +339,15 @@ class SandboxPool:
         self.work_root = self.warm.root
         return self
 
+    def prestart(self, extra_env: dict[str, str] | None = None, wait: bool = False) -> None:
+        """Start one warm worker per core now for a parallel batch (one thread each) whose programs get
+        ``extra_env``, so that their backend imports overlap with the caller's next step (a run's Author call);
+        ``wait``: return once they are ready.  Nothing happens without warm settings or full isolation, where
+        programs run cold anyway."""
+        if self.warm is None or not probe().full:
+            return
+        self._workers.prestart(self.warm, self.threads_per_program(self.cores), extra_env or {}, self.cores, wait)
+
     def close(self) -> None:
         """Stop the warm workers (they would also end with this process)."""
         self._workers.close()

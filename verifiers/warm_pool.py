@@ -240,6 +240,21 @@ class WarmWorkers:
             self._busy.add(worker)
         return worker
 
+    def prestart(self, settings: WarmSettings, threads: int, extra_env: dict[str, str], count: int,
+                 wait: bool = False) -> None:
+        """Start ``count`` workers now and shelve them idle: their imports overlap with whatever the caller does
+        next, and the first borrow waits only for what is left of them (``wait``: until they are ready; one
+        that cannot start is left to the borrow, which runs its program cold)."""
+        key = (settings, threads, tuple(sorted(extra_env.items())))
+        started = [self._start(settings, sandbox_environment(os.environ, threads, extra_env)) for _ in range(count)]
+        with self._lock:
+            self._idle.setdefault(key, []).extend(started)
+        for worker in started if wait else []:
+            try:
+                worker.wait_ready()
+            except WarmUnavailable:
+                continue
+
     def give_back(self, worker: WarmWorker, threads: int, extra_env: dict[str, str]) -> None:
         """An idle worker goes back to its shelf; a dead one is dropped (the next borrow starts a fresh one)."""
         key = (worker.settings, threads, tuple(sorted(extra_env.items())))

@@ -270,3 +270,15 @@ def test_a_worker_serves_at_every_thread_share(tmp_path, threads):
         assert pool.warm is not None, pool.warm_unavailable
     finally:
         pool.close()
+
+
+def test_prestarted_workers_serve_the_next_parallel_batch(pool):
+    # A run starts them before the Author writes, so the first programming round waits for no import.
+    pool.prestart()
+    started = {worker.process.pid for shelf in pool._workers._idle.values() for worker in shelf}
+    assert len(started) == pool.cores
+    code = "import os, time; time.sleep(0.5); print(os.getpid())"
+    results = pool.run_all([program(pool, code, f"job-{i}") for i in range(pool.cores)])
+    assert all(result.returncode == 0 for result in results) and pool.warm is not None
+    served = {worker.process.pid for shelf in pool._workers._idle.values() for worker in shelf}
+    assert served == started, "the batch borrowed the prestarted workers and started none of its own"

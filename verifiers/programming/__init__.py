@@ -28,7 +28,7 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
-def _sandbox_environment(backend: str, workdir: Path) -> dict[str, str]:
+def program_environment(backend: str, workdir: Path) -> dict[str, str]:
     """NetKet programs share a JAX compilation cache within one verification (halves their cost)."""
     if backend != "netket":
         return {}
@@ -103,7 +103,7 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     obligations = contract_obligations(contract)
     if contract.tree is None:
         return obligations
-    environment = _sandbox_environment(backend, workdir)
+    environment = program_environment(backend, workdir)
     tests, unit_results = _unit_tests(contract, backend, workdir)
     entry_points = METHOD_ENTRY_POINTS.get(method or "", ())
     jobs = [instrumented_job(script, workdir, limits, environment, entry_points)] + \
