@@ -205,9 +205,14 @@ def _physvec_parser() -> argparse.ArgumentParser:
     library_build.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     library_build.add_argument("--out", type=output_folder, default=Path("verifiers/library/contrib"),
                                help="where accepted functions and the build log go")
-    bench = commands.add_parser("bench", help="print performance figures")
-    bench.add_argument("suite", choices=["programming"])
-    bench.add_argument("--scripts", type=Path, default=None, help="folder of <backend>/reference.py scripts")
+    bench = commands.add_parser("bench", help="print performance figures: programming (the Programming verifier "
+                                              "against plain runs), whole (a whole verification against one "
+                                              "plain run of the script it certified)")
+    bench.add_argument("suite", choices=["programming", "whole"])
+    bench.add_argument("--scripts", type=Path, default=None, help="programming: folder of <backend>/reference.py "
+                                                                  "scripts")
+    bench.add_argument("--runs-dir", type=output_folder, default=None,
+                       help="whole: keep the runs here (default: a temporary folder)")
     doctor = commands.add_parser("doctor", help="check isolation, backends and the model endpoint before a run")
     doctor.add_argument("--model", help="model spec to check (default: $PHYSVEC_MODEL)")
     doctor.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
@@ -378,6 +383,11 @@ def physvec_main(argv: list[str] | None = None) -> int:
         return 0
     if arguments.command == "verify-script":
         return _verify_script(arguments)
+    if arguments.command == "bench" and arguments.suite == "whole":
+        from physvec.cli.bench_whole import bench_whole
+
+        bench_whole(runs_dir=arguments.runs_dir)
+        return 0
     if arguments.command == "bench":
         from physvec.cli.bench import DEFAULT_SCRIPTS, bench_programming
 
