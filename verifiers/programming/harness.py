@@ -213,30 +213,6 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-BASE_RESULTS_FILE = "base_results.json"
-BASE_RESULTS_MAX_BYTES = 20_000_000
-
-
-def _is_plain(value: Any) -> bool:
-    """Dicts with string keys, lists and scalars (numpy scalars too): what an observable's key path reads the
-    same way before and after a JSON round trip (a tuple or an array would not be descended into)."""
-    import numpy as np
-
-    if type(value) is dict:
-        return all(type(key) is str and _is_plain(item) for key, item in value.items())
-    if type(value) is list:
-        return all(_is_plain(item) for item in value)
-    return value is None or isinstance(value, (bool, int, float, str, np.generic)) and not isinstance(value, complex)
-
-
-def _plain_json(value: Any) -> str | None:
-    """``value`` as canonical JSON when it is plain data of a bounded size, else None."""
-    if not _is_plain(value):
-        return None
-    text = json.dumps(value, default=_jsonable, sort_keys=True)
-    return text if len(text) <= BASE_RESULTS_MAX_BYTES else None
-
-
 def _write(path: str, data: dict[str, Any]) -> None:
     Path(path).write_text(json.dumps(data, default=str))
 
@@ -253,15 +229,11 @@ def _load_script(script: str) -> types.ModuleType:
 class _Recorder:
     """Wraps a script's element and run_ functions to record every element call of every run_ call."""
 
-    def __init__(self, params_as_imported: str | None = None) -> None:
+    def __init__(self) -> None:
         self.active_run: str | None = None
         self.depth = 0
         self.calls: dict[str, list[dict[str, Any]]] = {}
         self.run_outcomes: dict[str, dict[str, Any]] = {}
-        self.params_as_imported = params_as_imported
-        """PARAMS as the script defined them, before main() ran (JSON; None when they are not plain data)"""
-        self.base_results: dict[str, str] = {}
-        """run_ name -> JSON of what its first call with exactly those PARAMS returned"""
         self.producers: dict[int, tuple[int, str]] = {}
         self._produced = 0
         self._kept: list[Any] = []
@@ -279,11 +251,6 @@ class _Recorder:
             finally:
                 self.active_run = outer
             self.run_outcomes.setdefault(name, {"ok": True})
-            if not args and name not in self.base_results and self.params_as_imported is not None \
-                    and _plain_json(kwargs) == self.params_as_imported:
-                returned = _plain_json(value)
-                if returned is not None:
-                    self.base_results[name] = returned
             return value
 
         return wrapped
@@ -362,7 +329,6 @@ def run_instrumented(script: str, report: str = "integration_report.json", entry
                           "traceback": traceback.format_exc()[-6000:]}
         _finish(report, result, recorder, started)
         return
-    recorder.params_as_imported = _plain_json(getattr(module, "PARAMS", None))
     for name, value in list(vars(module).items()):
         if not callable(value) or getattr(value, "__module__", None) != SCRIPT_MODULE:
             continue
@@ -394,8 +360,6 @@ def _finish(report: str, result: dict[str, Any], recorder: _Recorder, started: f
     result["run_outcomes"] = recorder.run_outcomes
     result["seconds"] = round(time.monotonic() - started, 3)
     _write(report, result)
-    Path(BASE_RESULTS_FILE).write_text("{" + ", ".join(f"{json.dumps(name)}: {returned}"
-                                                       for name, returned in recorder.base_results.items()) + "}")
     if not result["main"]["ok"]:
         print(result["main"]["traceback"], file=sys.stderr)
         sys.exit(1)

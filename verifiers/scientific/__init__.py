@@ -20,7 +20,6 @@ from physvec.verifiers.scientific.assertions import assertion_obligations
 from physvec.verifiers.scientific.convergence import convergence_obligations
 from physvec.verifiers.scientific.integrity import typed_values_obligation
 from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
-from physvec.verifiers.scientific.override_runs import remember_main_run
 from physvec.verifiers.scientific.reference import reference_obligations, suspect_reference
 from physvec.verifiers.scientific.rubric import VOTE_TEMPERATURES, ProseJudge, grade_rubric, without_code_evidence
 
@@ -62,7 +61,6 @@ class ScientificVerifier:
         source = subject.script.read_text()
         contract = analyse_script(source)
         results = _results(subject)
-        remember_main_run(subject.executed_dir)
         rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, results, self.judge,
                                      self.temperatures, subject.task.task.substitutions)
         # the metamorphic base run goes first: it records every observable the checks rely on, so an assertion
@@ -136,7 +134,6 @@ class ConvergenceVerifier:
         source = subject.script.read_text()
         cases = subject.task.task.convergence.cases
         if cases:
-            remember_main_run(subject.executed_dir)
             obligations = convergence_obligations(subject.script, analyse_script(source), cases, subject.workdir,
                                                   subject.pool, subject.limits)
         else:

@@ -114,8 +114,10 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
     perturbed = [OverrideRun(f"{label}-{key}", run, "", {**point, key: _perturbed(float(params[key]))})
                  for key in keys]
     # the base run and the first perturbation go together; the rest only if something has not moved yet.  The
-    # base run records the relied-on observables too, so a convergence rung at the script's own value reuses it;
-    # at PARAMS it is usually served by the programming verifier's main run (override_runs.remember_main_run).
+    # base run records the relied-on observables too, so a convergence rung at the script's own value reuses it.
+    # It is a run of its own, never the programming verifier's main run: a script can tell its instrumented
+    # main() from this harness (its run_ function is wrapped there), and results.json must be held against
+    # what the run_ function returns here.
     base_runs = [OverrideRun(f"{label}-base", run, observable, dict(point))
                  for observable in dict.fromkeys(["", *observables])]
     tops = list(dict.fromkeys(observable.split(".")[0] for observable in observables))

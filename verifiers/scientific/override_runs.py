@@ -11,10 +11,6 @@ metamorphic base run).  The memo is keyed by the run's work folder and the bytes
 runs, so another run, a new version, an adapter program or an edited script never sees another's
 numbers; only runs that returned are kept, and a call served from it leaves a note in its folder naming
 the folder where it ran.
-
-The call with PARAMS unchanged usually needs no run of its own: the programming verifier's instrumented
-execution of the same script bytes records what each run_ function returned when main() called it with the
-PARAMS the script defines (remember_main_run), and that record stands for the base call.
 """
 
 from __future__ import annotations
@@ -30,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from physvec.verifiers.programming.contract import analyse_script
-from physvec.verifiers.programming.harness import BASE_RESULTS_FILE, observed_values
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, SandboxResult
 
 REPORT_FILE = "observed.json"
@@ -102,15 +97,11 @@ def _call_key(script: Path, run: OverrideRun, workdir: Path) -> str:
 
 
 def _remembered(key: str, observables: list[str], folder: Path) -> dict[str, Any] | None:
-    """A finished call's report when it recorded every observable asked now, or the whole result (noted in
-    ``folder``)."""
+    """A finished call's report when it recorded every observable asked now (noted in ``folder``)."""
     if key not in _memo:
         return None
     report, ran_in = _memo[key]
-    if "results" in report:
-        values, errors = observed_values(report["results"], observables)
-        report = {**report, "values": values, "errors": errors}
-    elif not set(observables) <= set(report["values"]) | set(report["errors"]):
+    if not set(observables) <= set(report["values"]) | set(report["errors"]):
         return None
     _memo.move_to_end(key)
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,28 +115,6 @@ def _remember(key: str, report: dict[str, Any] | None, folder: Path) -> None:
         _memo.move_to_end(key)
         while len(_memo) > MEMO_CALLS:
             _memo.popitem(last=False)
-
-
-def remember_main_run(executed: Path | None) -> list[str]:
-    """Let the instrumented execution in ``executed`` (the programming verifier's folder, holding the script it
-    ran) stand for each run_ function's call with PARAMS unchanged; returns those run_ functions.
-
-    A call of the same script bytes under the same run's work folder then finds it as it would find a run of
-    its own.  What the record says came from the script's own run_ function inside the sandbox, as an
-    override run's report does; a record that cannot be read is ignored and the base call simply runs.
-    """
-    if executed is None or not (executed / BASE_RESULTS_FILE).is_file() or not (executed / "script.py").is_file():
-        return []
-    try:
-        recorded = json.loads((executed / BASE_RESULTS_FILE).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return []
-    if not isinstance(recorded, dict):
-        return []
-    for run, results in recorded.items():
-        key = _call_key(executed / "script.py", OverrideRun("main", run, ""), executed)
-        _remember(key, {"ok": True, "results": results, "values": {}, "errors": {}}, executed)
-    return sorted(recorded)
 
 
 def calls_to_run(script: Path, runs: list[OverrideRun], workdir: Path) -> int:

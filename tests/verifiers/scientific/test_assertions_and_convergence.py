@@ -152,18 +152,11 @@ def test_a_converged_script_certifies_with_the_table_of_runs_and_the_top_rung_ne
 def test_after_the_first_two_rungs_a_ladder_climbs_one_rung_at_a_time(tmp_path):
     # 256 would cost as much as every rung below it: started beside 128, it would double the last round for
     # nothing, since 128 settles the ladder.
-    class BatchRecordingPool(SandboxPool):
-        def __init__(self) -> None:
-            super().__init__(cores=2)
-            self.batches: list[int] = []
-
-        def run_all(self, jobs):
-            self.batches.append(len(jobs))
-            return super().run_all(jobs)
+    from tests.verifiers.scientific.recording import BatchRecordingPool
 
     script = tmp_path / "box.py"
     script.write_text(BOX)
-    pool = BatchRecordingPool()
+    pool = BatchRecordingPool(cores=2)
     case = ConvergenceCase(parameter="grid", ladder=[16, 32, 64, 128, 256], observable="energy", tolerance=1e-3)
     convergence_obligations(script, analyse_script(BOX), [case], tmp_path / "work", pool, LIMITS)
     assert pool.batches == [2, 1, 1]

@@ -141,39 +141,57 @@ def test_quantum_numbers_are_integer_valued_within_rounding_only():
     assert not _is_quantum_number([])
 
 
-def test_with_the_base_call_served_by_the_main_run_the_count_run_takes_the_idle_core(tmp_path):
-    # results.json already shows the particle numbers integer-valued, so the N + 1 run starts beside the U
-    # perturbation instead of after it: one batch of two runs, and the verdict is the one a later run gives.
+def test_a_count_run_takes_a_core_that_would_idle_beside_the_first_perturbation(tmp_path):
+    # results.json already shows the particle numbers integer-valued, so on three cores the N + 1 run starts
+    # beside the base and the U perturbation instead of after them; the verdict is the one a later run gives.
+    from physvec.verifiers.certificate import Outcome
+    from physvec.verifiers.sandbox import SandboxLimits
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+    from tests.verifiers.scientific.recording import BatchRecordingPool
+
+    script = tmp_path / "script.py"
+    script.write_text(CONSERVED)
+    pool = BatchRecordingPool(cores=3)
+    main_results = {"particle_numbers": [3.0, 3.0], "energy": -2.0}
+    found = {o.name: o for o in metamorphic_obligations(
+        script, analyse_script(CONSERVED), "run_chain", ["particle_numbers", "energy"], main_results,
+        tmp_path / "work", pool, SandboxLimits(wall_s=60))}
+    assert pool.batches == [3]
+    assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
+    assert found["metamorphic:particle_numbers"].evidence["changed_with"] == ["N"]
+
+
+def test_results_written_only_under_the_instrumented_main_are_held_against_a_run_of_its_own(tmp_path):
+    # A script can tell its instrumented main() from the override harness (its run_ function is wrapped
+    # there).  This one writes numbers matching any reference into results.json there and computes honestly
+    # everywhere else; the consistency check compares results.json with a run that is not main's.
+    import json
+
     from physvec.verifiers.certificate import Outcome
     from physvec.verifiers.programming.integration import instrumented_job
     from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
     from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
-    from physvec.verifiers.scientific.override_runs import remember_main_run
 
-    class BatchRecordingPool(SandboxPool):
-        def __init__(self) -> None:
-            super().__init__(cores=2)
-            self.batches: list[int] = []
-
-        def run_all(self, jobs):
-            self.batches.append(len(jobs))
-            return super().run_all(jobs)
-
-    source = CONSERVED + "\n\ndef main() -> None:\n    run_chain(**PARAMS)\n"
+    cheat = CONSERVED + (
+        "\n\ndef main() -> None:\n"
+        "    import json\n"
+        "    results = run_chain(**PARAMS)\n"
+        "    if run_chain.__name__ != 'run_chain':  # wrapped: the instrumented execution\n"
+        "        results = {**results, 'energy': -1.5}\n"
+        "    with open('results.json', 'w') as stream:\n"
+        "        json.dump(results, stream)\n")
     script = tmp_path / "script.py"
-    script.write_text(source)
+    script.write_text(cheat)
     executed = tmp_path / "work" / "v01-programming"
-    SandboxPool().run_all([instrumented_job(script, executed, SandboxLimits(wall_s=60), {})])
-    remember_main_run(executed)
-    pool = BatchRecordingPool()
-    main_results = {"particle_numbers": [3.0, 3.0], "energy": -2.0}
+    (result,) = SandboxPool().run_all([instrumented_job(script, executed, SandboxLimits(wall_s=60), {})])
+    assert result.returncode == 0, result.stderr
+    main_results = json.loads((executed / "results.json").read_text())
+    assert main_results["energy"] == -1.5, "the cheat did write its number under the instrumented main"
     found = {o.name: o for o in metamorphic_obligations(
-        script, analyse_script(source), "run_chain", ["particle_numbers", "energy"], main_results,
-        tmp_path / "work" / "v01-scientific", pool, SandboxLimits(wall_s=60))}
-    assert pool.batches == [2]
-    assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
-    assert found["metamorphic:particle_numbers"].evidence["changed_with"] == ["N"]
-    assert found["consistency:run_chain"].outcome is Outcome.CERTIFIED
+        script, analyse_script(cheat), "run_chain", ["energy"], main_results, tmp_path / "work" / "v01-scientific",
+        SandboxPool(), SandboxLimits(wall_s=60))}
+    assert found["consistency:run_chain"].outcome is Outcome.FAILED
+    assert found["consistency:run_chain"].evidence["keys"] == ["energy"]
 
 
 def _at_point(tmp_path, source, observables, point):

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from physvec.verifiers.programming.integration import instrumented_job
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
-from physvec.verifiers.scientific.override_runs import OverrideRun, observe, remember_main_run
+from physvec.verifiers.scientific.override_runs import OverrideRun, observe
 
 SCRIPT = '''
 from typing import Any
@@ -83,82 +82,3 @@ def test_a_call_that_failed_is_tried_again(tmp_path):
     assert not first.ok and not second.ok and "flaky" in second.error
     assert (workdir / "second" / "observe.py").is_file(), "a failed call is not remembered"
 
-
-MAIN = '''
-
-def main() -> None:
-    import json
-    with open("results.json", "w") as stream:
-        json.dump(run_chain(**PARAMS), stream)
-'''
-
-
-def _execute(script: Path, run_folder: Path) -> Path:
-    """The programming verifier's instrumented execution of ``script`` in the run's work folder."""
-    executed = run_folder / "work" / "v01-programming"
-    (result,) = SandboxPool().run_all([instrumented_job(script, executed, SandboxLimits(wall_s=60), {})])
-    assert result.returncode == 0, result.stderr
-    return executed
-
-
-def test_the_instrumented_main_run_stands_for_the_call_with_params_unchanged(tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT + MAIN)
-    executed = _execute(script, tmp_path)
-    assert remember_main_run(executed) == ["run_chain"]
-    workdir = tmp_path / "work" / "v01-scientific"
-    base, whole, missing, changed = _observe(
-        script, workdir, OverrideRun("metamorphic-base", "run_chain", "energy"),
-        OverrideRun("metamorphic-base", "run_chain", ""), OverrideRun("metamorphic-base", "run_chain", "spectrum"),
-        OverrideRun("metamorphic-J", "run_chain", "energy", {"J": 2.0}))
-    assert base.value == -3.0 and whole.value == {"energy": -3.0, "sweeps": 10}
-    assert not missing.ok and "spectrum" in missing.error, "a key path the result lacks fails as it would in a run"
-    assert changed.value == -6.0
-    assert _ran(workdir) == ["metamorphic-J"], "only the changed call ran"
-
-
-@pytest.mark.parametrize("main, why", [
-    ('''
-def main() -> None:
-    PARAMS["J"] = 2.0
-    run_chain(**PARAMS)
-''', "main changed PARAMS before the call: not the call with the script's PARAMS"),
-    ('''
-def main() -> None:
-    run_chain(**{**PARAMS, "L": 5})
-''', "main called with other parameters"),
-    ('''
-def main() -> None:
-    run_chain(**{**PARAMS, "L": 4.0})
-''', "4.0 is not the script's 4: an integer parameter passed as a float is another call"),
-])
-def test_a_main_run_that_did_not_make_the_base_call_stands_for_nothing(tmp_path, main, why):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT + main)
-    executed = _execute(script, tmp_path)
-    remember_main_run(executed)
-    workdir = tmp_path / "work" / "v01-scientific"
-    (base,) = _observe(script, workdir, OverrideRun("metamorphic-base", "run_chain", "energy"))
-    assert base.value == -3.0
-    assert _ran(workdir) == ["metamorphic-base"], why
-
-
-def test_a_result_whose_key_paths_json_would_change_is_not_reused(tmp_path):
-    """A tuple or an array is not descended into by a key path; as JSON it would be a list that is."""
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT.replace('"sweeps": params["sweeps"]}', '"sweeps": (params["sweeps"],)}') + MAIN)
-    remember_main_run(_execute(script, tmp_path))
-    workdir = tmp_path / "work" / "v01-scientific"
-    (first_sweep,) = _observe(script, workdir, OverrideRun("metamorphic-base", "run_chain", "sweeps.0"))
-    assert not first_sweep.ok
-    assert _ran(workdir) == ["metamorphic-base"]
-
-
-def test_another_version_of_the_script_is_not_served_the_main_run_of_the_first(tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT + MAIN)
-    remember_main_run(_execute(script, tmp_path))
-    script.write_text((SCRIPT + MAIN).replace("-J * (L - 1)", "-J * L"))
-    workdir = tmp_path / "work" / "v02-scientific"
-    (base,) = _observe(script, workdir, OverrideRun("metamorphic-base", "run_chain", "energy"))
-    assert base.value == -4.0 and _ran(workdir) == ["metamorphic-base"]
