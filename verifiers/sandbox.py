@@ -315,6 +315,12 @@ def folder_bytes(folder: Path, stop_above: int) -> int:
     return total
 
 
+BACKEND_THREAD_CAP: dict[str, int] = {"tenpy": 1}
+"""DMRG works on many small matrices: a second BLAS thread made it slower, not faster (../BACKENDS.md: 4x on an
+idle machine; here a 2 x 32 Hubbard ladder at chi 400 given two threads took longer than with one), so a
+TeNPy program gets one thread even when it runs alone.  Dense products (PySCF, JAX) keep the whole share."""
+
+
 class SandboxPool:
     """Runs independent programs in parallel, at most one per core, sharing the cores' threads.
 
@@ -329,6 +335,8 @@ class SandboxPool:
         """programs below it run only in folders reached without a symbolic link"""
         self.warm_unavailable = ""
         """why programs went cold after warm workers were asked for ("" when they were not refused)"""
+        self.thread_cap: int | None = None
+        """the most BLAS threads one program of this backend gets, however many cores are free"""
         self._workers = WarmWorkers()
 
     def warm_for(self, root: Path, backend: str) -> SandboxPool:
@@ -337,6 +345,7 @@ class SandboxPool:
         root.mkdir(parents=True, exist_ok=True)
         self.warm = WarmSettings.for_backend(root, backend)
         self.work_root = self.warm.root
+        self.thread_cap = BACKEND_THREAD_CAP.get(backend)
         return self
 
     def prestart(self, extra_env: dict[str, str] | None = None, wait: bool = False) -> None:
@@ -357,9 +366,10 @@ class SandboxPool:
         return self._workers.busy_pids()
 
     def threads_per_program(self, n_programs: int) -> int:
-        """Each concurrent program's thread share: oversubscribed BLAS ran DMRG 3x slower here."""
+        """Each concurrent program's thread share (oversubscribed BLAS ran DMRG 3x slower here), at most the
+        backend's cap."""
         concurrent = max(1, min(n_programs, self.cores))
-        return max(1, self.cores // concurrent)
+        return max(1, min(self.cores // concurrent, self.thread_cap or self.cores))
 
     def _run(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
         if stop.is_set():

@@ -118,6 +118,18 @@ def test_pool_shares_threads_among_concurrent_programs(tmp_path):
                                                      python_job(tmp_path, code, "b")])] == ["1", "1"]
 
 
+def test_a_dmrg_program_gets_one_thread_even_alone_and_a_dense_one_the_whole_share(tmp_path):
+    # ../BACKENDS.md: a second BLAS thread made TeNPy's DMRG slower; PySCF's dense products gain from it.
+    code = "import os; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    for backend, threads in (("tenpy", "1"), ("pyscf", "2")):
+        pool = SandboxPool(cores=2).warm_for(tmp_path / backend, backend)
+        try:
+            (result,) = pool.run_all([python_job(tmp_path / backend, code)])
+        finally:
+            pool.close()
+        assert result.stdout.strip() == threads, backend
+
+
 def test_limits_must_be_positive():
     import pytest
 
