@@ -27,7 +27,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from physvec.agents.runner import start_run  # noqa: E402
-from physvec.qmp_bench.upstream import OVERLAYS_ROOT, compile_task, read_upstream  # noqa: E402
+from physvec.qmp_bench.upstream import OVERLAYS_ROOT, FigureHint, compile_task, read_upstream  # noqa: E402
 from physvec.taskfiles.loading import load_task  # noqa: E402
 
 SHARED_COPY = Path(__file__).resolve().parents[2] / "shared" / "data" / "upstream_qmp"
@@ -67,15 +67,18 @@ def _checks(run_dir: Path) -> Checks:
     )
 
 
-def _plot(run_dir: Path, task_file: Path, name: str, out: Path) -> Path | None:
+def _plot(run_dir: Path, task_file: Path, name: str, out: Path, hint: FigureHint | None = None) -> Path | None:
     """The reproduction's curves (results.json) with the checks' expected points: upstream truths, the paper's
-    numbers and independent references drawn where they fall on the same axes."""
+    numbers and independent references drawn where they fall on the same axes; with the overlay's figure
+    hint, the published panel's one curve as the paper draws it."""
     results_file = run_dir / "results.json"
     if not results_file.is_file():
         return None
     results = json.loads(results_file.read_text())
     loaded = load_task(task_file)
     parameters = loaded.task.spec.parameters
+    if hint is not None and isinstance(results.get(hint.observable), list):
+        return _plot_as_published(results[hint.observable], hint, name, out)
     curves = {key: value for key, value in results.items()
               if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value)}
     figure, axes = plt.subplots(figsize=(7, 4.5))
@@ -86,6 +89,22 @@ def _plot(run_dir: Path, task_file: Path, name: str, out: Path) -> Path | None:
     axes.set_xlabel("J t" if isinstance(parameters.get("times"), list) else "site (MPS order)")
     axes.set_title(name, fontsize=9)
     axes.legend(fontsize=6)
+    path = out / f"{name.replace('/', '__')}.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def _plot_as_published(values: list[float], hint: FigureHint, name: str, out: Path) -> Path:
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    shown = [abs(value) for value in values] if hint.absolute else values
+    axes.plot(range(hint.x_start, hint.x_start + len(values)), shown, "o-", markersize=3,
+              label=f"physvec: {'|' + hint.observable + '|' if hint.absolute else hint.observable}")
+    if hint.log_y:
+        axes.set_yscale("log")
+    axes.set_xlabel(hint.x_label)
+    axes.set_title(name, fontsize=9)
+    axes.legend(fontsize=7)
     path = out / f"{name.replace('/', '__')}.png"
     figure.savefig(path, dpi=120)
     plt.close(figure)
@@ -124,7 +143,7 @@ def reproduce(upstream_file: Path, out: Path, console: Console) -> tuple[str, Ch
     minutes = (time.monotonic() - started) / 60
     console.print(f"{upstream.name}: {outcome.verdict} in {minutes:.1f} min ({outcome.run.path})")
     return (outcome.verdict or outcome.status, _checks(outcome.run.path), minutes, upstream.overlay.size,
-            _plot(outcome.run.path, task_file, upstream.name, out))
+            _plot(outcome.run.path, task_file, upstream.name, out, upstream.overlay.figure))
 
 
 def main() -> int:

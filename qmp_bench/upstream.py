@@ -81,6 +81,16 @@ class PublishedPoint(Tolerances):
         return {**common, "kind": "bound", "op": self.op, "value": self.expected}
 
 
+class FigureHint(StrictModel):
+    """How the published figure draws its curve, so the benchmark's overlay looks like the paper's panel."""
+
+    observable: str = Field(min_length=1, description="the result key the panel plots")
+    x_label: str = Field(min_length=1)
+    x_start: int = Field(0, description="the x value of the curve's first entry (a distance starting at 1)")
+    absolute: bool = False
+    log_y: bool = False
+
+
 class Overlay(StrictModel):
     """What physvec adds to one upstream task to run it without a model (see the module docstring)."""
 
@@ -100,6 +110,7 @@ class Overlay(StrictModel):
     published: list[PublishedPoint] = Field(default_factory=list)
     independent: str | None = Field(None, description="name of an independent reference in INDEPENDENT")
     limits: Limits = Field(default_factory=Limits)
+    figure: FigureHint | None = None
 
     @property
     def published_size(self) -> bool:
