@@ -35,7 +35,7 @@ def commands(scratch: Path) -> list[tuple[str, list[str], float]]:
     theory.write_text(json.dumps(json.loads(claim.read_text())["theory_a"]))
     (scratch / "runs").mkdir(exist_ok=True)
     helps = [(f"{name} --help", [str(BIN / name), "--help"], HELP_TARGET_S)
-             for name in ("reproduce", "physvec", "qmp-bench", "dualitycert", "phact")]
+             for name in ("reproduce", "physvec", "qmp-bench", "dualitycert", "phact", "matpcr")]
     quick = [
         ("physvec validate (README task)", [str(BIN / "physvec"), "validate",
                                             str(ROOT / "examples" / "heisenberg_chain" / "task.json")]),
