@@ -263,8 +263,8 @@ def test_a_planted_link_inside_the_run_s_work_folder_stops_the_program_even_cold
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_worker_serves_at_every_thread_share(tmp_path, threads):
     # OpenBLAS's pools (numpy's and scipy's own copy) grow with the share; they are the worker's baseline, not a
-    # reason to refuse it
-    pool = SandboxPool(cores=threads).warm_for(tmp_path / "work", "tenpy")
+    # reason to refuse it (TeNPy's programs are held to one thread, so the numpy preload shows the pools)
+    pool = SandboxPool(cores=threads).warm_for(tmp_path / "work", "numpy")
     try:
         assert run(pool, "import os; print(os.environ['OMP_NUM_THREADS'])").stdout.strip() == str(threads)
         assert pool.warm is not None, pool.warm_unavailable

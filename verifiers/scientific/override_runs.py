@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sys
 from collections import OrderedDict
@@ -105,7 +106,9 @@ def _remembered(key: str, observables: list[str], folder: Path) -> dict[str, Any
         return None
     _memo.move_to_end(key)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / SHARED_FILE).write_text(json.dumps({"ran_in": str(ran_in), "observables": observables}) + "\n")
+    # relative, like every path a run folder keeps: the folder stays readable when the run is moved
+    (folder / SHARED_FILE).write_text(json.dumps({"ran_in": os.path.relpath(ran_in, folder),
+                                                  "observables": observables}) + "\n")
     return report
 
 
