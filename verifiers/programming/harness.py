@@ -403,35 +403,28 @@ def run_until_level(script: str, run: str, level: int) -> None:
         pass
 
 
-def observed_values(results: Any, observables: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """Each observable's value at its key path of ``results`` (the whole result for an empty path) as JSON data,
-    or why it has none."""
-    import numpy as np
-
-    from physvec.taskfiles.keypaths import lookup
-
-    values, errors = {}, {}
-    for observable in observables:
-        try:
-            value = lookup(results, observable) if observable else results
-        except Exception as error:
-            errors[observable] = f"{type(error).__name__}: {error}"
-            continue
-        value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
-        values[observable] = json.loads(json.dumps(value, default=_jsonable))
-    return values, errors
-
-
 def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observables: list[str],
                        report: str = "observed.json") -> None:
     """Call the script's own, unmodified ``run`` once with PARAMS updated by ``overrides`` and record every
     observable at its key path (the whole result for an empty path): assertions, convergence ladders and
     metamorphic checks that ask the same call share one run; nothing is compared here."""
+    import numpy as np
+
+    from physvec.taskfiles.keypaths import lookup
+
     started = time.monotonic()
     try:
         module = _load_script(script)
         results = getattr(module, run)(**{**module.PARAMS, **overrides})
-        values, errors = observed_values(results, observables)
+        values, errors = {}, {}
+        for observable in observables:
+            try:
+                value = lookup(results, observable) if observable else results
+            except Exception as error:
+                errors[observable] = f"{type(error).__name__}: {error}"
+                continue
+            value = np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
+            values[observable] = json.loads(json.dumps(value, default=_jsonable))
         outcome = {"ok": True, "values": values, "errors": errors}
     except Exception as error:
         outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:]}
