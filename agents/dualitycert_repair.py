@@ -34,7 +34,7 @@ from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnava
 from physvec.agents.prompts import render
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
-from physvec.campaigns.trials import run_trials
+from physvec.campaigns.trials import raise_first_failure, run_trials
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Outcome, Verdict
 from physvec.verifiers.dualitycert.obligations import not_a_copy
@@ -255,8 +255,7 @@ def run_policy(run: RepairRun, policy: Policy, fixtures: list[tuple[str, Claim]]
 
     trial = functools.partial(_play, run, policy, fixtures, trials, model)
     failures = run_trials(runner, trial, keys, record, bar)
-    if failures:
-        raise failures[0].error or RuntimeError(f"episode {failures[0].key} failed")
+    raise_first_failure(failures)
     return records
 
 

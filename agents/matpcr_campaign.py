@@ -28,7 +28,7 @@ from physvec.agents.prompts import render
 from physvec.agents.matpcr_extraction import model_claims
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
-from physvec.campaigns.trials import run_trials
+from physvec.campaigns.trials import raise_first_failure, run_trials
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.extraction import extract_claims
@@ -165,8 +165,7 @@ def run_draws(records: RecordFile[DrawnRecord], draws: Sequence[Draw], trial: Ca
         on_record(result)
 
     failures = run_trials(runner, trial, keys, record, bar, stop_on=(BudgetExhausted, ModelUnavailable))
-    if failures:
-        raise failures[0].error or RuntimeError(f"item {failures[0].key.step} failed")
+    raise_first_failure(failures)
     order = {drawn_key(d): step for step, d in enumerate(draws)}
     return sorted(records.read(), key=lambda r: order[drawn_key(r)])
 

@@ -24,7 +24,7 @@ from physvec.agents.episode_model import EpisodeModel
 from physvec.agents.model_client import ModelClient
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
-from physvec.campaigns.trials import run_trials
+from physvec.campaigns.trials import raise_first_failure, run_trials
 from physvec.agents.phact_proposer import Episode, EpisodeResult, LoopOutcome, LoopSettings, LoopTally
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.phact.domains import Domain
@@ -133,8 +133,7 @@ def run_campaign(run: PhactRun, goals: list[tuple[Goal, Domain]], settings: Loop
             progress(episode)
 
     failures = run_trials(runner, functools.partial(run_episode, run, goals, settings, trials, model), keys, record, bar)
-    if failures:
-        raise failures[0].error or RuntimeError(f"episode {failures[0].key} failed")
+    raise_first_failure(failures)
     return records
 
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from physvec.agents.library_proposer import compose_script
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
-from physvec.campaigns.trials import run_trials
+from physvec.campaigns.trials import raise_first_failure, run_trials
 from physvec.taskfiles.loading import LoadedTask, load_task
 from physvec.qmp_bench.catalogue import BenchTask
 from physvec.qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Mutant, mutants_of
@@ -175,8 +175,7 @@ def run_faults(campaign: FaultCampaign, entries: list[Entry], executor: Executor
     runner = LocalExecutor(executor) if isinstance(executor, int) else executor
     failures = run_trials(runner, functools.partial(verify_entry, campaign.folder, missing), list(missing), record,
                           bar)
-    if failures:
-        raise failures[0].error or RuntimeError(f"fault script {failures[0].key} failed")
+    raise_first_failure(failures)
     return records
 
 

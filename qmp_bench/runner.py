@@ -27,7 +27,7 @@ from pathlib import Path
 
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
-from physvec.campaigns.trials import run_trials
+from physvec.campaigns.trials import raise_first_failure, run_trials
 from physvec.runstore.lock import RunBusy, RunLock, is_held
 from physvec.runstore.store import list_runs
 from physvec.qmp_bench.campaign import Campaign, TrialKey, TrialRecord, record_from_run
@@ -146,8 +146,7 @@ def run_campaign(campaign: Campaign, tasks: list[BenchTask], method: str, model:
 
         runner = LocalExecutor(executor) if isinstance(executor, int) else executor
         failures = run_trials(runner, functools.partial(_trial, campaign, by_name), keys, record, bar)
-    if failures:
-        raise failures[0].error or RuntimeError(f"trial {failures[0].key} failed")
+    raise_first_failure(failures)
     return records
 
 

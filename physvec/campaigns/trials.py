@@ -51,3 +51,10 @@ def run_trials(executor: Executor, trial: Callable[[Key], Result], keys: Sequenc
         if isinstance(outcome.error, stop_on):
             break  # leaving the loop closes the executor's run, which cancels the queued trials
     return failures
+
+
+def raise_first_failure(failures: Sequence[Outcome[Key, Result]]) -> None:
+    """End the campaign with the first failed trial's own error, as every campaign does after run_trials (whose
+    failures all carry the error they raised); a rerun of the campaign resumes with the trials it lacks."""
+    if failures:
+        raise failures[0].error
