@@ -87,12 +87,7 @@ def _plot(run_dir: Path, task_file: Path, name: str, out: Path, hint: FigureHint
     for assertion in loaded.assertions.assertions if loaded.assertions else []:
         _draw_expectation(axes, assertion, curves, parameters)
     axes.set_xlabel("J t" if isinstance(parameters.get("times"), list) else "site (MPS order)")
-    axes.set_title(name, fontsize=9)
-    axes.legend(fontsize=6)
-    path = out / f"{name.replace('/', '__')}.png"
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return _save(figure, axes, name, out, legend_size=6)
 
 
 def _plot_as_published(values: list[float], hint: FigureHint, name: str, out: Path) -> Path:
@@ -103,8 +98,13 @@ def _plot_as_published(values: list[float], hint: FigureHint, name: str, out: Pa
     if hint.log_y:
         axes.set_yscale("log")
     axes.set_xlabel(hint.x_label)
+    return _save(figure, axes, name, out, legend_size=7)
+
+
+def _save(figure: Any, axes: Any, name: str, out: Path, legend_size: int) -> Path:
+    """Title, legend and the PNG <out>/<topic>__<file>.png of one figure."""
     axes.set_title(name, fontsize=9)
-    axes.legend(fontsize=7)
+    axes.legend(fontsize=legend_size)
     path = out / f"{name.replace('/', '__')}.png"
     figure.savefig(path, dpi=120)
     plt.close(figure)
