@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from physvec.verifiers.certificate import Certificate
 from physvec.verifiers.programming import program_environment, programming_metrics, verify_script
 from physvec.verifiers.programming.contract import analyse_script
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
@@ -67,6 +68,21 @@ def _naive_program(run: str, level: int) -> str:
             f"run_until_level('script.py', {run!r}, {level})\n")
 
 
+def _warm_verification(script: Path, backend: str, folder: Path, cores: int, prestarted: bool
+                       ) -> tuple[float, Certificate]:
+    """Seconds of one verification in warm workers of its own, their start-up counted, or with ``prestarted``
+    not: started and ready before the clock starts, as in a run, where they import while the Author writes."""
+    warm = SandboxPool(cores).warm_for(folder, backend)
+    try:
+        if prestarted:
+            warm.prestart(program_environment(backend, folder), wait=True)
+        started = time.monotonic()
+        certificate = verify_script(script, backend, folder, warm, LIMITS)
+        return time.monotonic() - started, certificate
+    finally:
+        warm.close()
+
+
 def measure(script: Path, backend: str, pool: SandboxPool) -> ProgrammingCost:
     """Plain, verification (warm and cold) and naive level-by-level wall times of one script."""
     source = script.read_text()
@@ -76,23 +92,8 @@ def measure(script: Path, backend: str, pool: SandboxPool) -> ProgrammingCost:
         (work / "plain").mkdir()
         (work / "plain" / "script.py").write_text(source)
         plain = _timed(lambda: pool.run_all([SandboxJob([sys.executable, "script.py"], work / "plain", LIMITS)]))
-        certificate = None
-
-        def verify() -> None:
-            nonlocal certificate
-            warm = SandboxPool(pool.cores).warm_for(work / "verify", backend)
-            try:
-                certificate = verify_script(script, backend, work / "verify", warm, LIMITS)
-            finally:
-                warm.close()
-
-        verification = _timed(verify)
-        prestarted = SandboxPool(pool.cores).warm_for(work / "prestarted", backend)
-        try:
-            prestarted.prestart(program_environment(backend, work / "prestarted"), wait=True)
-            after_prestart = _timed(lambda: verify_script(script, backend, work / "prestarted", prestarted, LIMITS))
-        finally:
-            prestarted.close()
+        verification, certificate = _warm_verification(script, backend, work / "verify", pool.cores, False)
+        after_prestart, _ = _warm_verification(script, backend, work / "prestarted", pool.cores, True)
         cold = _timed(lambda: verify_script(script, backend, work / "cold", pool, LIMITS))
         naive = 0.0
         for run in contract.runs.values():
