@@ -69,9 +69,8 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
                       language_model=model_spec != LIBRARY_SPEC)
 
 
-def _graph(ctx: RunContext, checkpointer: SqliteSaver) -> Any:
-    """The run's graph: the method it was started with (runs from before methods existed are physvec's)."""
-    method = ctx.run.metadata().get("method", "physvec")
+def _graph(ctx: RunContext, checkpointer: SqliteSaver, method: str) -> Any:
+    """The run's graph for the method it was started with."""
     if method in REACT_METHODS:
         return build_react_graph(ctx, checkpointer, rag=method == "react-rag")
     return build_graph(ctx, checkpointer)
@@ -81,13 +80,14 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
     """Drive the graph; a resume of a run killed before its first checkpoint starts from the beginning, and
     a run that stops on an exception says ``interrupted`` in run.json rather than ``running``."""
     config = {"configurable": {"thread_id": ctx.run.run_id}, "recursion_limit": RECURSION_LIMIT}
+    method = ctx.run.metadata().get("method", "physvec")  # runs from before methods existed are physvec's
     with closing(ctx.pool), closing(sqlite3.connect(ctx.run.checkpoint_file, check_same_thread=False)) as connection:
-        graph = _graph(ctx, SqliteSaver(connection))
+        graph = _graph(ctx, SqliteSaver(connection), method)
         checkpoint = graph.get_state(config)
         if resume and checkpoint.values and not checkpoint.next:
             final = checkpoint.values
         else:
-            if not checkpoint.values and ctx.run.metadata().get("method", "physvec") not in REACT_METHODS:
+            if not checkpoint.values and method not in REACT_METHODS:
                 # the first programming round's workers import while the Author writes
                 ctx.pool.prestart(program_environment(ctx.task.task.backend,
                                                       ctx.run.path / "work" / stage_folder(1, "programming")))
