@@ -39,6 +39,7 @@ from physvec.verifiers.final_judge import judge_run
 from physvec.verifiers.isolation import isolation_certificate
 from physvec.verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
 from physvec.verifiers.programming.contract import ElementFunction
+from physvec.verifiers.programming.integration import execution_folder
 from physvec.verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from physvec.verifiers.protocol import Subject, Verifier
 from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
@@ -234,7 +235,7 @@ def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Upda
         ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step,
                                     workdir=str(workdir.relative_to(ctx.run.path)), summary=execution.message,
                                     **execution.evidence)
-    return {**update, "executed_dir": workdir.relative_to(ctx.run.path).as_posix()}
+    return {**update, "executed_dir": execution_folder(workdir).relative_to(ctx.run.path).as_posix()}
 
 
 def vote_temperatures(votes: int) -> tuple[float, ...]:

@@ -16,7 +16,8 @@ from physvec.verifiers.certificate import Certificate, Obligation, Outcome, dige
 from physvec.verifiers.execution import figure_obligation, results_obligation
 from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
 from physvec.verifiers.programming.integration import (
-    INTEGRATION, all_levels, execution_obligation, instrumented_job, integration_obligation, read_report,
+    INTEGRATION, all_levels, execution_folder, execution_obligation, instrumented_job, integration_obligation,
+    read_report,
 )
 from physvec.verifiers.programming.julia_contract import analyse_julia_script
 from physvec.verifiers.programming.julia_verification import verify_julia_script
@@ -106,11 +107,12 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     environment = program_environment(backend, workdir)
     tests, unit_results = _unit_tests(contract, backend, workdir)
     entry_points = METHOD_ENTRY_POINTS.get(method or "", ())
-    jobs = [instrumented_job(script, workdir, limits, environment, entry_points)] + \
+    executed = execution_folder(workdir)
+    jobs = [instrumented_job(script, executed, limits, environment, entry_points)] + \
         [t.job(limits, environment) for t in tests]
     execution, *unit_runs = pool.run_all(jobs)
-    report = read_report(workdir)
-    obligations += [execution_obligation(report, execution), results_obligation(workdir), figure_obligation(workdir)]
+    report = read_report(executed)
+    obligations += [execution_obligation(report, execution), results_obligation(executed), figure_obligation(executed)]
     checked_method = method_obligation(method, report)
     if checked_method is not None:
         obligations.append(checked_method)

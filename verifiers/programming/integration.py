@@ -20,6 +20,14 @@ from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxResult
 
 INTEGRATION = "integration"
 REPORT_FILE = "integration_report.json"
+EXECUTION_FOLDER = "main"
+
+
+def execution_folder(workdir: Path) -> Path:
+    """Where the script's one execution runs: a folder of its own beside the unit tests', never above them.  In
+    the verification folder itself the script could reach ``unit/`` and rewrite a unit test's program before it
+    ran, or its report after (measured: a forged report turned a failing unit test into a passing one)."""
+    return workdir / EXECUTION_FOLDER
 def _launcher(entry_points: tuple[str, ...]) -> str:
     return ("import sys\n"
             "from physvec.verifiers.programming.harness import run_instrumented\n"

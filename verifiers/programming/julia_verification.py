@@ -16,7 +16,7 @@ from pathlib import Path
 from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.execution import figure_obligation, results_obligation
 from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, contract_obligations
-from physvec.verifiers.programming.integration import INTEGRATION, execution_evidence
+from physvec.verifiers.programming.integration import INTEGRATION, execution_evidence, execution_folder
 from physvec.verifiers.programming.julia_contract import (
     analyse_julia_script, julia_constants, julia_definitions, julia_imports, julia_params_definition,
 )
@@ -104,16 +104,17 @@ def _unit_tests(contract: ScriptContract, workdir: Path) -> tuple[list[UnitTest]
 
 def _run(script: Path, contract: ScriptContract, runtime: JuliaRuntime, workdir: Path, pool: SandboxPool,
          limits: SandboxLimits) -> list[Obligation]:
-    workdir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(script, workdir / SCRIPT_FILE)
+    executed = execution_folder(workdir)
+    executed.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(script, executed / SCRIPT_FILE)
     tests, unit_results = _unit_tests(contract, workdir)
-    jobs = [runtime.job(workdir / SCRIPT_FILE, limits)] + [runtime.job(t.workdir / PROGRAM_FILE, limits) for t in tests]
+    jobs = [runtime.job(executed / SCRIPT_FILE, limits)] + [runtime.job(t.workdir / PROGRAM_FILE, limits) for t in tests]
     execution, *unit_runs = pool.run_all(jobs)
     unit_results += [unit_obligation(test, result) for test, result in zip(tests, unit_runs)]
     integration = Obligation(name="integration", category=INTEGRATION, outcome=Outcome.NOT_IMPLEMENTED,
                              message="layered integration tests of Julia scripts are not built; "
                                      "the execution and the unit tests are")
-    return [_execution_obligation(execution), results_obligation(workdir), figure_obligation(workdir),
+    return [_execution_obligation(execution), results_obligation(executed), figure_obligation(executed),
             integration, *unit_results]
 
 

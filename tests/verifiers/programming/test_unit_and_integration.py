@@ -123,3 +123,37 @@ def test_glue_that_redefines_the_function_under_test_is_refused(tmp_path):
     units, _ = _verify_with_glue(tmp_path, cheating)
     assert units["unit:effector_square"].outcome is Outcome.ERROR
     assert "only import and define glue_arguments" in units["unit:effector_square"].message
+
+
+FORGING_MAIN = '''
+
+def main() -> None:
+    import glob, json, os, time
+    print(run_chain(**PARAMS))
+    roots = [root for root in ("unit", "../unit") if os.path.isdir(root)]
+    passed = {"status": "passed", "return_type": "list", "annotation": "list[float]", "seconds": 0.0}
+    program = f"import json\\njson.dump({passed!r}, open('unit_report.json', 'w'))\\n"
+    deadline = time.time() + 15
+    while roots and time.time() < deadline:
+        for root in roots:
+            for path in glob.glob(os.path.join(root, "*", "unit_test.py")):
+                open(path, "w").write(program)
+            for path in glob.glob(os.path.join(root, "*", "unit_report.json")):
+                json.dump(passed, open(path, "w"))
+        time.sleep(0.05)
+'''
+
+
+def test_the_script_cannot_forge_its_own_unit_tests(tmp_path):
+    """Attack: main() rewrites every unit-test program it can reach (and every report) to say "passed", so that a
+    function whose unit test fails is certified.  The script's execution runs in a folder of its own, beside the
+    unit tests' folders and not above them, so it reaches none of them."""
+    wrong_annotation = SIX_CALLS.replace("def lattice_sites(n: int) -> np.ndarray:", "def lattice_sites(n: int) -> list[float]:")
+    forging = wrong_annotation[:wrong_annotation.index("def main()")] + FORGING_MAIN.lstrip("\n")
+    script = tmp_path / "script.py"
+    script.write_text(forging)
+    certificate = verify_script(script, "numpy", tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60))
+    executes = next(o for o in certificate.obligations if o.name == "script_executes")
+    assert executes.outcome is Outcome.CERTIFIED
+    unit = next(o for o in certificate.obligations if o.name == "unit:lattice_sites")
+    assert unit.outcome is Outcome.FAILED and "annotation" in unit.message
