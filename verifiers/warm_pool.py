@@ -39,13 +39,21 @@ READY_TIMEOUT_S = 300.0
 KILL_GRACE_S = 10.0
 """After a kill request, how long to wait for the worker's report before the worker itself is killed."""
 
+VERIFIER_PRELOAD = ("matplotlib", "matplotlib.pyplot", "physvec.verifiers.programming.harness",
+                    "physvec.verifiers.library", "physvec.verifiers.library.plots")
+"""What every program of a verification imports besides the backend: the harness of unit tests, integration and
+override runs, the background library's core, and pyplot, which a cold program pays 0.7 s for (its font list is
+built afresh in the program's empty /tmp).  Measured on the Qiskit reference script (2 Dec 2026): a unit test of a
+trivial function took 1.8 s in a worker that had imported Qiskit only."""
+
 BACKEND_PRELOAD: dict[str, tuple[str, ...]] = {
-    "tenpy": ("numpy", "scipy.linalg", "tenpy"),
-    "qiskit": ("numpy", "qiskit", "qiskit_aer"),
-    "pyscf": ("numpy", "scipy.linalg", "pyscf.gto", "pyscf.scf"),
+    "tenpy": ("numpy", "scipy.linalg", "tenpy", *VERIFIER_PRELOAD, "physvec.verifiers.library.tenpy_background"),
+    "qiskit": ("numpy", "qiskit", "qiskit_aer", *VERIFIER_PRELOAD, "physvec.verifiers.library.qiskit_background"),
+    "pyscf": ("numpy", "scipy.linalg", "pyscf.gto", "pyscf.scf", *VERIFIER_PRELOAD,
+              "physvec.verifiers.library.pyscf_background"),
     "netket": ("numpy", "scipy.linalg", "scipy.sparse", "jax", "jax.numpy", "flax", "optax", "numba", "equinox",
-               "igraph", "sparse", "plum"),
-    "numpy": ("numpy", "scipy.linalg"),
+               "igraph", "sparse", "plum", *VERIFIER_PRELOAD),
+    "numpy": ("numpy", "scipy.linalg", *VERIFIER_PRELOAD),
 }
 """What a worker imports for a backend before its first program (the program's own imports then cost nothing).
 Nothing here may start a thread at import (OpenBLAS's pool excepted): netket itself is left out for that."""
