@@ -122,6 +122,14 @@ def _reseed() -> None:
         numpy.random.seed()
 
 
+def _recreate_config_folder() -> None:
+    """matplotlib, imported by the worker, made its config and cache folder in the worker's /tmp and will not
+    make it again: the program's fresh /tmp gets it, as a cold program's import would have made it."""
+    folder = os.environ.get("MPLCONFIGDIR")
+    if folder and "matplotlib" in sys.modules:
+        os.makedirs(folder, exist_ok=True)
+
+
 def _program_frames(tb: Any, program: str) -> Any:
     """The traceback from the program's own first frame on: what ``python FILE`` would print."""
     while tb is not None and tb.tb_frame.f_code.co_filename != program:
@@ -172,6 +180,7 @@ def _become_program(request: dict[str, Any]) -> None:
         os.chdir(WORKDIR)
         os.environ.clear()
         os.environ.update(request["env"])
+        _recreate_config_folder()
         apply_limits(request["limits"])
         _reseed()
         code = _run_program(request["argv"])

@@ -151,6 +151,20 @@ def test_a_failing_program_reports_what_a_cold_interpreter_reports(pool):
     assert run(pool, "import sys; sys.exit(3)", "three").returncode == 3
 
 
+def test_a_program_finds_pyplot_preloaded_and_its_config_folder_in_place(pool):
+    # the worker imported pyplot (its config folder was made in the worker's /tmp); the program's fresh /tmp must
+    # hold it again, as a cold import would have made it, and a figure must save
+    code = ("import sys, os, matplotlib\n"
+            "preloaded = 'matplotlib.pyplot' in sys.modules\n"
+            "import matplotlib.pyplot as plt\n"
+            "plt.plot([0, 1]); plt.savefig('figure.png')\n"
+            "print(preloaded, os.path.isdir(matplotlib.get_configdir()), matplotlib.get_backend())\n")
+    result = run(pool, code, "plot")
+    assert result.ok, result.stderr
+    assert result.stdout.split() == ["True", "True", "Agg"]
+    assert (pool.warm.root / "plot" / "figure.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_a_segfault_costs_that_program_only(pool):
     crashed = run(pool, "import ctypes; ctypes.string_at(0)", "crash")
     assert not crashed.ok and crashed.returncode == 128 + signal.SIGSEGV
