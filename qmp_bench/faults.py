@@ -33,6 +33,7 @@ from physvec.qmp_bench.mutants import PHYSICS_CLASSES, PROGRAMMING_CLASSES, Muta
 from physvec.runstore.records import RecordFile
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, Verdict
 from physvec.verifiers.programming import verify_script
+from physvec.verifiers.programming.integration import execution_folder
 from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
@@ -78,12 +79,11 @@ def certificates_of(script: str, task: LoadedTask, folder: Path, pool: SandboxPo
     path = folder / "script.py"
     path.write_text(script)
     limits = SandboxLimits(wall_s=float(task.task.limits.sandbox_wall_s))
-    executed = folder / "programming"
-    programming = verify_script(path, task.task.backend, executed, pool, limits)
+    programming = verify_script(path, task.task.backend, folder / "programming", pool, limits)
     if programming.verdict is Verdict.FAILED:
         return [programming]
     subject = Subject(script=path, task=task, pool=pool, limits=limits, workdir=folder / "scientific",
-                      executed_dir=executed)
+                      executed_dir=execution_folder(folder / "programming"))
     return [programming, ScientificVerifier().verify(subject), ConvergenceVerifier().verify(subject)]
 
 

@@ -103,6 +103,17 @@ def test_a_syntax_mutant_is_caught_by_the_programming_verifier_at_its_function(t
     assert record.detected and record.localised
 
 
+def test_the_unmutated_reference_script_raises_no_false_alarm(tmp_path):
+    # the scientific verifiers read the programming verifier's execution from where it ran (its own folder)
+    (task,) = bench_tasks("qsim/lloyd1996-trotter-quench")
+    loaded = load_task(task.task_file)
+    reference, _ = reference_mutants(loaded)
+    certificates = certificates_of(reference, loaded, tmp_path, SandboxPool().warm_for(tmp_path, loaded.task.backend))
+    record = judge(task.name, UNMUTATED, "reference script", "", certificates, 0.0)
+    assert [c.verifier for c in certificates] == ["programming", "scientific", "convergence"]
+    assert not record.detected, f"false alarm: {record.failed}"
+
+
 def test_a_finished_benchmark_resumes_without_verifying_again(tmp_path):
     (task,) = bench_tasks("dft/szabo1996-h2-rhf")
     campaign = FaultCampaign(tmp_path)
