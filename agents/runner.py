@@ -18,7 +18,6 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from physvec.agents.baselines import build_react_graph
 from physvec.agents.methods import METHODS, REACT_METHODS
 from physvec.agents.model_client import ModelClient, RetryPolicy
-from physvec.agents.nodes import stage_folder
 from physvec.agents.pipeline import build_graph
 from physvec.agents.providers import LIBRARY_SPEC, ProviderSettings, make_chat_model, normalise_spec
 from physvec.agents.state import RunContext, Status
@@ -28,7 +27,6 @@ from physvec.runstore.store import RunDirectory, create_run, open_run
 from physvec.runstore.transcript import Event, EventType
 from physvec.taskfiles.loading import LoadedTask, load_task
 from physvec.taskfiles.substitution import apply_substitutions
-from physvec.verifiers.programming import program_environment
 from physvec.verifiers.sandbox import SandboxPool
 
 RECURSION_LIMIT = 500
@@ -89,8 +87,7 @@ def _execute(ctx: RunContext, resume: bool) -> RunOutcome:
         else:
             if not checkpoint.values and method not in REACT_METHODS:
                 # the first programming round's workers import while the Author writes
-                ctx.pool.prestart(program_environment(ctx.task.task.backend,
-                                                      ctx.run.path / "work" / stage_folder(1, "programming")))
+                ctx.pool.prestart()
             if resume:
                 ctx.run.update_metadata(status="running")
             try:

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from physvec.verifiers.certificate import Certificate
-from physvec.verifiers.programming import program_environment, programming_metrics, verify_script
+from physvec.verifiers.programming import programming_metrics, verify_script
 from physvec.verifiers.programming.contract import analyse_script
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
 
@@ -75,7 +75,7 @@ def _warm_verification(script: Path, backend: str, folder: Path, cores: int, pre
     warm = SandboxPool(cores).warm_for(folder, backend)
     try:
         if prestarted:
-            warm.prestart(program_environment(backend, folder), wait=True)
+            warm.prestart(wait=True)
         started = time.monotonic()
         certificate = verify_script(script, backend, folder, warm, LIMITS)
         return time.monotonic() - started, certificate

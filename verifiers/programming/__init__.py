@@ -29,14 +29,6 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
-def program_environment(backend: str, workdir: Path) -> dict[str, str]:
-    """NetKet programs share a JAX compilation cache within one verification (halves their cost)."""
-    if backend != "netket":
-        return {}
-    return {"JAX_COMPILATION_CACHE_DIR": str(workdir / "jax-cache"), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
-
-
 def _unit_tests(contract: ScriptContract, backend: str, workdir: Path) -> tuple[list[UnitTest], list[Obligation]]:
     tests, obligations = [], []
     for function in contract.elements.values():
@@ -78,8 +70,7 @@ def _glued(contract: ScriptContract, backend: str, test: UnitTest, glue_writer: 
 
 
 def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], results: list[Obligation],
-                glue_writer: GlueWriter, pool: SandboxPool, limits: SandboxLimits,
-                environment: dict[str, str]) -> list[Obligation]:
+                glue_writer: GlueWriter, pool: SandboxPool, limits: SandboxLimits) -> list[Obligation]:
     """Re-run, with model-written glue, the unit tests whose inputs no background could make."""
     outcomes = {o.name: o for o in results}
     retries = []
@@ -89,7 +80,7 @@ def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], r
             outcomes[glued.name] = glued
         elif glued is not None:
             retries.append(glued)
-    for test, result in zip(retries, pool.run_all([t.job(limits, environment) for t in retries])):
+    for test, result in zip(retries, pool.run_all([t.job(limits, {}) for t in retries])):
         obligation = unit_obligation(test, result)
         outcomes[obligation.name] = obligation.model_copy(update={"evidence": {**obligation.evidence, "glue": test.glue}})
     return list(outcomes.values())
@@ -104,12 +95,10 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     obligations = contract_obligations(contract)
     if contract.tree is None:
         return obligations
-    environment = program_environment(backend, workdir)
     tests, unit_results = _unit_tests(contract, backend, workdir)
     entry_points = METHOD_ENTRY_POINTS.get(method or "", ())
     executed = execution_folder(workdir)
-    jobs = [instrumented_job(script, executed, limits, environment, entry_points)] + \
-        [t.job(limits, environment) for t in tests]
+    jobs = [instrumented_job(script, executed, limits, {}, entry_points)] + [t.job(limits, {}) for t in tests]
     execution, *unit_runs = pool.run_all(jobs)
     report = read_report(executed)
     obligations += [execution_obligation(report, execution), results_obligation(executed), figure_obligation(executed)]
@@ -119,7 +108,7 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     obligations += [integration_obligation(levels) for levels in all_levels(contract, report)]
     unit_results += [unit_obligation(test, result) for test, result in zip(tests, unit_runs)]
     if glue_writer is not None:
-        unit_results = _glue_round(contract, backend, tests, unit_results, glue_writer, pool, limits, environment)
+        unit_results = _glue_round(contract, backend, tests, unit_results, glue_writer, pool, limits)
     order = list(contract.elements)
     return obligations + sorted(unit_results, key=lambda o: order.index(o.name.removeprefix("unit:")))
 
