@@ -1,4 +1,7 @@
-"""`physvec kb build | query`: the knowledge base from the command line."""
+"""`physvec kb build | query`: the knowledge base from the command line.
+
+Every `physvec` command builds this parser, so the progress bar and the table are imported by the commands
+that draw them only."""
 
 from __future__ import annotations
 
@@ -7,8 +10,6 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from physvec.knowledge_base.sources import (
     BACKEND_PACKAGES, JULIA_PACKAGES, OWN_PACKAGE, documentation_files, searched_packages,
@@ -35,6 +36,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _build(kb, backends: list[str], console: Console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     files = documentation_files(backends)
     harvested = {file.package for file in files}
     for backend in backends:
@@ -53,6 +56,8 @@ def _build(kb, backends: list[str], console: Console) -> int:
 
 
 def _query(kb, text: str, k: int, mode: str | None, console: Console) -> int:
+    from rich.table import Table
+
     if not kb.count():
         console.print("physvec: the knowledge base is empty; build it with: physvec kb build")
         return 2
