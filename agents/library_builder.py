@@ -71,7 +71,7 @@ def check(source: str, backend: str, workdir: Path, pool: SandboxPool, limits: S
             program = unit_test_program(contract, function, backend, pipeline=pipeline.name)
             candidates.append((function.name, pipeline.name,
                                UnitTest(function, program, workdir / f"{function.name}-{pipeline.name}")))
-    results = pool.run_all([test.job(limits, {}) for *_, test in candidates])
+    results = pool.run_all([test.job(limits) for *_, test in candidates])
     outcomes: dict[str, list[tuple[str, str, Outcome]]] = {}
     for (name, pipeline, test), result in zip(candidates, results):
         obligation = unit_obligation(test, result)

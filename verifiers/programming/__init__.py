@@ -80,7 +80,7 @@ def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], r
             outcomes[glued.name] = glued
         elif glued is not None:
             retries.append(glued)
-    for test, result in zip(retries, pool.run_all([t.job(limits, {}) for t in retries])):
+    for test, result in zip(retries, pool.run_all([t.job(limits) for t in retries])):
         obligation = unit_obligation(test, result)
         outcomes[obligation.name] = obligation.model_copy(update={"evidence": {**obligation.evidence, "glue": test.glue}})
     return list(outcomes.values())
@@ -98,7 +98,7 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
     tests, unit_results = _unit_tests(contract, backend, workdir)
     entry_points = METHOD_ENTRY_POINTS.get(method or "", ())
     executed = execution_folder(workdir)
-    jobs = [instrumented_job(script, executed, limits, {}, entry_points)] + [t.job(limits, {}) for t in tests]
+    jobs = [instrumented_job(script, executed, limits, entry_points)] + [t.job(limits) for t in tests]
     execution, *unit_runs = pool.run_all(jobs)
     report = read_report(executed)
     obligations += [execution_obligation(report, execution), results_obligation(executed), figure_obligation(executed)]

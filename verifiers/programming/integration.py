@@ -28,19 +28,21 @@ def execution_folder(workdir: Path) -> Path:
     the verification folder itself the script could reach ``unit/`` and rewrite a unit test's program before it
     ran, or its report after (measured: a forged report turned a failing unit test into a passing one)."""
     return workdir / EXECUTION_FOLDER
+
+
 def _launcher(entry_points: tuple[str, ...]) -> str:
     return ("import sys\n"
             "from physvec.verifiers.programming.harness import run_instrumented\n"
             f"run_instrumented('script.py', {REPORT_FILE!r}, {list(entry_points)!r})\n")
 
 
-def instrumented_job(script: Path, workdir: Path, limits: SandboxLimits, extra_env: dict[str, str],
-                     entry_points: tuple[str, ...] = ()) -> SandboxJob:
+def instrumented_job(script: Path, workdir: Path, limits: SandboxLimits, entry_points: tuple[str, ...] = ()
+                     ) -> SandboxJob:
     """The one execution of the script: its main(), with element calls (and the method's entry points) recorded."""
     workdir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(script, workdir / "script.py")
     (workdir / "instrumented.py").write_text(_launcher(entry_points))
-    return SandboxJob(argv=[sys.executable, "instrumented.py"], workdir=workdir, limits=limits, extra_env=extra_env)
+    return SandboxJob(argv=[sys.executable, "instrumented.py"], workdir=workdir, limits=limits)
 
 
 def read_report(workdir: Path) -> dict[str, Any] | None:

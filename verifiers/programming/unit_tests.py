@@ -32,11 +32,11 @@ class UnitTest:
     workdir: Path
     glue: str | None = None
 
-    def job(self, limits: SandboxLimits, extra_env: dict[str, str]) -> SandboxJob:
+    def job(self, limits: SandboxLimits) -> SandboxJob:
         path = self.workdir / "unit_test.py"
         self.workdir.mkdir(parents=True, exist_ok=True)
         path.write_text(self.program)
-        return SandboxJob(argv=[sys.executable, path.name], workdir=self.workdir, limits=limits, extra_env=extra_env)
+        return SandboxJob(argv=[sys.executable, path.name], workdir=self.workdir, limits=limits)
 
 
 def _top_level(tree: ast.Module) -> dict[str, ast.stmt]:

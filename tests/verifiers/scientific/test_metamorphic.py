@@ -183,7 +183,7 @@ def test_results_written_only_under_the_instrumented_main_are_held_against_a_run
     script = tmp_path / "script.py"
     script.write_text(cheat)
     executed = tmp_path / "work" / "v01-programming"
-    (result,) = SandboxPool().run_all([instrumented_job(script, executed, SandboxLimits(wall_s=60), {})])
+    (result,) = SandboxPool().run_all([instrumented_job(script, executed, SandboxLimits(wall_s=60))])
     assert result.returncode == 0, result.stderr
     main_results = json.loads((executed / "results.json").read_text())
     assert main_results["energy"] == -1.5, "the cheat did write its number under the instrumented main"
