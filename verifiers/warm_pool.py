@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from physvec.verifiers.isolation import remove_cgroup, sandbox_environment, warm_worker_argv, with_process_limit
+from physvec.verifiers.library import BACKEND_MODULES
 
 READY_TIMEOUT_S = 300.0
 """How long a worker may take to import its backend before it is given up (jax on a busy machine: ~20 s)."""
@@ -46,17 +47,23 @@ override runs, the background library's core, and pyplot, which a cold program p
 built afresh in the program's empty /tmp).  Measured on the Qiskit reference script (2 Dec 2026): a unit test of a
 trivial function took 1.8 s in a worker that had imported Qiskit only."""
 
+
+def _background(backend: str) -> str:
+    """The backend's module of the background library, which its unit tests import."""
+    return f"physvec.verifiers.library.{BACKEND_MODULES[backend]}"
+
+
 BACKEND_PRELOAD: dict[str, tuple[str, ...]] = {
-    "tenpy": ("numpy", "scipy.linalg", "tenpy", *VERIFIER_PRELOAD, "physvec.verifiers.library.tenpy_background"),
-    "qiskit": ("numpy", "qiskit", "qiskit_aer", *VERIFIER_PRELOAD, "physvec.verifiers.library.qiskit_background"),
-    "pyscf": ("numpy", "scipy.linalg", "pyscf.gto", "pyscf.scf", *VERIFIER_PRELOAD,
-              "physvec.verifiers.library.pyscf_background"),
+    "tenpy": ("numpy", "scipy.linalg", "tenpy", *VERIFIER_PRELOAD, _background("tenpy")),
+    "qiskit": ("numpy", "qiskit", "qiskit_aer", *VERIFIER_PRELOAD, _background("qiskit")),
+    "pyscf": ("numpy", "scipy.linalg", "pyscf.gto", "pyscf.scf", *VERIFIER_PRELOAD, _background("pyscf")),
     "netket": ("numpy", "scipy.linalg", "scipy.sparse", "jax", "jax.numpy", "flax", "optax", "numba", "equinox",
                "igraph", "sparse", "plum", *VERIFIER_PRELOAD),
     "numpy": ("numpy", "scipy.linalg", *VERIFIER_PRELOAD),
 }
 """What a worker imports for a backend before its first program (the program's own imports then cost nothing).
-Nothing here may start a thread at import (OpenBLAS's pool excepted): netket itself is left out for that."""
+Nothing here may start a thread at import (OpenBLAS's pool excepted): netket itself, and with it its background
+module, is left out for that."""
 
 
 @dataclass(frozen=True)
