@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+from contextlib import closing
 
 import pytest
 
@@ -108,7 +109,8 @@ def test_the_unmutated_reference_script_raises_no_false_alarm(tmp_path):
     (task,) = bench_tasks("qsim/lloyd1996-trotter-quench")
     loaded = load_task(task.task_file)
     reference, _ = reference_mutants(loaded)
-    certificates = certificates_of(reference, loaded, tmp_path, SandboxPool().warm_for(tmp_path, loaded.task.backend))
+    with closing(SandboxPool().warm_for(tmp_path, loaded.task.backend)) as pool:
+        certificates = certificates_of(reference, loaded, tmp_path, pool)
     record = judge(task.name, UNMUTATED, "reference script", "", certificates, 0.0)
     assert [c.verifier for c in certificates] == ["programming", "scientific", "convergence"]
     assert not record.detected, f"false alarm: {record.failed}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typing
+from contextlib import closing
 
 import numpy as np
 import pytest
@@ -144,15 +145,18 @@ def main() -> None:
 '''
 
 
-def test_the_script_cannot_forge_its_own_unit_tests(tmp_path):
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_the_script_cannot_forge_its_own_unit_tests(tmp_path, warm):
     """Attack: main() rewrites every unit-test program it can reach (and every report) to say "passed", so that a
     function whose unit test fails is certified.  The script's execution runs in a folder of its own, beside the
-    unit tests' folders and not above them, so it reaches none of them."""
+    unit tests' folders and not above them, so it reaches none of them, in a cold sandbox or a warm worker."""
     wrong_annotation = SIX_CALLS.replace("def lattice_sites(n: int) -> np.ndarray:", "def lattice_sites(n: int) -> list[float]:")
     forging = wrong_annotation[:wrong_annotation.index("def main()")] + FORGING_MAIN.lstrip("\n")
     script = tmp_path / "script.py"
     script.write_text(forging)
-    certificate = verify_script(script, "numpy", tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60))
+    pool = SandboxPool().warm_for(tmp_path / "work", "numpy") if warm else SandboxPool()
+    with closing(pool):
+        certificate = verify_script(script, "numpy", tmp_path / "work", pool, SandboxLimits(wall_s=60))
     executes = next(o for o in certificate.obligations if o.name == "script_executes")
     assert executes.outcome is Outcome.CERTIFIED
     unit = next(o for o in certificate.obligations if o.name == "unit:lattice_sites")
