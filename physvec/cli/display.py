@@ -1,81 +1,13 @@
-"""Terminal views: the live view of a run (current node, iteration, tokens, elapsed time) and a
-certificate as a table.
-
-On a terminal the run view is a rich Live panel; elsewhere (CI, pipes) it prints one line per finished
-node, so logs stay readable.
-"""
+"""A certificate as a table on the terminal (the commands that print one import nothing of a run's
+transcript: the live view of a run is in run_display.py)."""
 
 from __future__ import annotations
 
-import time
-from types import TracebackType
-
 from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from physvec.runstore.transcript import Event, EventType
 from physvec.verifiers.certificate import Certificate
-
-
-class LiveDisplay:
-    """Subscribe ``display.on_event`` to a run's transcript inside ``with LiveDisplay(console):``."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.started = time.monotonic()
-        self.node = "starting"
-        self.step = 0
-        self.script_version = 0
-        self.tokens = 0
-        self.model_calls = 0
-        self.faults = 0
-        self.repairs = {"programming_repair": 0, "scientific_repair": 0}
-        self._live = Live(get_renderable=self._table, console=console, refresh_per_second=4) \
-            if console.is_terminal else None
-
-    def __enter__(self) -> LiveDisplay:
-        if self._live is not None:
-            self._live.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
-        if self._live is not None:
-            self._live.stop()
-
-    def _table(self) -> Table:
-        table = Table.grid(padding=(0, 2))
-        table.add_row("node", f"{self.node} (step {self.step})")
-        table.add_row("iteration", f"programming repairs {self.repairs['programming_repair']}, "
-                                   f"scientific repairs {self.repairs['scientific_repair']}")
-        table.add_row("script version", str(self.script_version))
-        table.add_row("tokens", f"{self.tokens} in {self.model_calls} model calls, {self.faults} provider faults")
-        table.add_row("elapsed", f"{time.monotonic() - self.started:.1f} s")
-        return table
-
-    def on_event(self, event: Event) -> None:
-        if event.type is EventType.NODE_STARTED:
-            self.node, self.step = event.node or "", event.step or 0
-            if self.node in self.repairs:
-                self.repairs[self.node] += 1
-        elif event.type is EventType.MODEL_CALL:
-            self.tokens += event.data["input_tokens"] + event.data["output_tokens"]
-            self.model_calls += 1
-        elif event.type is EventType.INFRASTRUCTURE_FAULT:
-            self.faults += 1
-            retry = event.data.get("retry_in_s")
-            self.console.print(f"provider fault at {event.node}: {event.data['error']}: {event.data['message'][:160]} "
-                               f"(attempt {event.data['attempt']}, "
-                               + (f"retry in {retry:g} s)" if retry is not None else "no retry left)"),
-                               highlight=False, markup=False)
-        elif event.type is EventType.SCRIPT_WRITTEN:
-            self.script_version = event.data["version"]
-        if self._live is None and event.type is EventType.NODE_FINISHED:
-            self.console.print(f"[{time.monotonic() - self.started:7.1f}s] {event.node} (step {event.step}) "
-                               f"finished in {event.data['seconds']:.2f} s, {event.data['tokens']} tokens",
-                               highlight=False)
 
 
 def print_certificate(console: Console, name: str, certificate: Certificate) -> None:

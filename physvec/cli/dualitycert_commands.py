@@ -16,7 +16,6 @@ from physvec.cli.display import print_certificate
 from physvec.cli.dualitycert import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.dualitycert.dualize import dualize
-from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
 from physvec.verifiers.dualitycert.theory import MalformedTheory, parse_claim, parse_theory, read_json
 
 if TYPE_CHECKING:
@@ -24,6 +23,9 @@ if TYPE_CHECKING:
 
 
 def _verify(arguments: argparse.Namespace) -> int:
+    # the obligations (networkx among them) load only here: `dualitycert dualize` needs none of them
+    from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, Settings, certify
+
     claim = parse_claim(read_json(arguments.claim))
     settings = Settings(level=(FINAL if arguments.final else INTERACTION).level, audits=arguments.audits)
     certificate = certify(claim, settings)

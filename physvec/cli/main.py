@@ -76,7 +76,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     from physvec.agents.preflight import ProviderUnreachable
     from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
     from physvec.agents.runner import RunInterrupted, replay_run, resume_run, start_run
-    from physvec.cli.display import LiveDisplay
+    from physvec.cli.run_display import LiveDisplay
     from physvec.runstore.lock import RunBusy
     from physvec.runstore.store import RunNotFound, RunTampered, open_run
     from physvec.taskfiles.loading import InputFileError, load_task

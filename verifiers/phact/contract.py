@@ -22,13 +22,10 @@ import functools
 import json
 from typing import Any
 
-import networkx as nx
-
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.phact.domains import DOMAINS, Domain
 from physvec.verifiers.phact.engines import ENGINE_REFUSALS, OutsideCompetence
 from physvec.verifiers.phact.schema import Design, Goal, meets, unmet
-from physvec.verifiers.phact.search import best_value, least_shortfall
 
 VERIFIER = "phact"
 
@@ -83,9 +80,11 @@ def _impossibility_of(goal_json: str, domain_name: str) -> tuple[dict[str, Any] 
 
 
 def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
-    graph = domain.graph()
+    # the search (numpy, networkx) is imported only where a design misses its goal
+    from physvec.verifiers.phact.search import best_value
+
     for target in goal.targets:
-        depends = {name for name in goal.free if nx.has_path(graph, name, target.quantity)}
+        depends = {name for name in goal.free if domain.reaches(name, target.quantity)}
         if not depends:
             value = float(domain.evaluate(dict(goal.bound), [target.quantity])[target.quantity])
             if not meets(target, value, goal.tolerance):
@@ -104,6 +103,8 @@ def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
 
 def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     """Each target alone is reachable; whether the best compromise still misses them together."""
+    from physvec.verifiers.phact.search import least_shortfall
+
     found = least_shortfall(goal, domain)
     if found is None:
         return None

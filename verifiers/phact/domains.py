@@ -9,15 +9,17 @@ outcome is known to code, never to the model.
 from __future__ import annotations
 
 import functools
+import graphlib
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from physvec.verifiers.phact.engines import OutsideCompetence, colloids, dna, drones, filters
 from physvec.verifiers.phact.engines import gravitational_waves as gw
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class Domain:
     """inputs whose values are names (a sequence, a material); every other input is a finite number"""
 
     def graph(self) -> nx.DiGraph:
+        """The graph itself, for the searches that walk it (networkx is imported only by them: certifying
+        a design needs no more than the order and the ancestry below, which the standard library gives)."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_nodes_from(self.inputs, role="input")
         for node in self.derived:
@@ -53,13 +59,20 @@ class Domain:
     def _order(self) -> tuple[Derived, ...]:
         """The derived nodes in dependency order (computed once: a search evaluates thousands of points)."""
         by_name = {node.name: node for node in self.derived}
-        return tuple(by_name[name] for name in nx.topological_sort(self.graph()) if name in by_name)
+        parents = {node.name: node.parents for node in self.derived}
+        return tuple(by_name[name] for name in graphlib.TopologicalSorter(parents).static_order() if name in by_name)
 
     @functools.cached_property
     def _ancestry(self) -> dict[str, frozenset[str]]:
-        """Each node with everything it depends on."""
-        graph = self.graph()
-        return {name: frozenset({name, *nx.ancestors(graph, name)}) for name in graph}
+        """Each node with everything it depends on (itself included)."""
+        ancestry = {name: frozenset({name}) for name in self.inputs}
+        for node in self._order:
+            ancestry[node.name] = frozenset({node.name}).union(*(ancestry[parent] for parent in node.parents))
+        return ancestry
+
+    def reaches(self, source: str, quantity: str) -> bool:
+        """Whether ``quantity`` depends on ``source`` (a node reaches itself)."""
+        return source in self._ancestry.get(quantity, {quantity})
 
     @property
     def quantities(self) -> set[str]:

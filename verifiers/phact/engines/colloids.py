@@ -15,10 +15,12 @@ A material without dielectric data is outside the engine's competence.
 from __future__ import annotations
 
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from physvec.verifiers.phact.engines import OutsideCompetence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BOLTZMANN_J_PER_K = 1.380649e-23
 AVOGADRO_PER_MOL = 6.02214076e23
@@ -67,6 +69,8 @@ def hamaker_in_water_J(material: str, temperature_K: float) -> float:
 def interaction_J(gap_m: np.ndarray, radius_m: float, hamaker_J: float, zeta_V: float,
                   ionic_strength_M: float, temperature_K: float) -> np.ndarray:
     """V_A + V_R at surface gaps ``gap_m``."""
+    import numpy as np  # only where a colloid is judged: every phact command loads this engine
+
     kappa = 1 / debye_length_m(ionic_strength_M, temperature_K)
     permittivity = water_permittivity(temperature_K) * VACUUM_PERMITTIVITY_F_PER_M
     attraction = -hamaker_J * radius_m / (12 * gap_m)
@@ -79,6 +83,8 @@ def barrier_kT(radius_m: float, material: str, zeta_V: float, ionic_strength_M: 
     if abs(zeta_V) > 0.075:
         raise OutsideCompetence("the linear double-layer repulsion holds for |zeta| below about 75 mV")
     hamaker = hamaker_in_water_J(material, temperature_K)
+    import numpy as np
+
     reach = 20 * debye_length_m(ionic_strength_M, temperature_K) + 50e-9
     gaps = np.geomspace(CLOSEST_APPROACH_M, CLOSEST_APPROACH_M + reach, 4000)
     energy = interaction_J(gaps, radius_m, hamaker, zeta_V, ionic_strength_M, temperature_K)
