@@ -84,7 +84,7 @@ def correct(goal: Goal, domain: Domain, values: dict[str, Any], target: Target) 
     graph = domain.graph()
     candidates = []
     for name, free in sorted(goal.free.items()):
-        if free.choices is not None or not nx.has_path(graph, name, target.quantity):
+        if free.choices is not None or not domain.reaches(name, target.quantity):
             continue
 
         def excess(x: float, name: str = name) -> float:

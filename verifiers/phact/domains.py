@@ -70,9 +70,13 @@ class Domain:
             ancestry[node.name] = frozenset({node.name}).union(*(ancestry[parent] for parent in node.parents))
         return ancestry
 
+    def upstream(self, quantity: str) -> frozenset[str]:
+        """``quantity`` and every node it depends on."""
+        return self._ancestry.get(quantity, frozenset({quantity}))
+
     def reaches(self, source: str, quantity: str) -> bool:
         """Whether ``quantity`` depends on ``source`` (a node reaches itself)."""
-        return source in self._ancestry.get(quantity, {quantity})
+        return source in self.upstream(quantity)
 
     @property
     def quantities(self) -> set[str]:
@@ -85,7 +89,7 @@ class Domain:
         A number that overflowed to infinity or lost itself in NaN is no value: it would meet any one-sided
         target, so the engine declines it (outside its competence) instead of judging with it."""
         known = dict(values)
-        needed = None if wanted is None else frozenset().union(*(self._ancestry.get(q, {q}) for q in wanted))
+        needed = None if wanted is None else frozenset().union(*(self.upstream(q) for q in wanted))
         for node in self._order:
             if needed is None or node.name in needed:
                 value = node.function(*(known[parent] for parent in node.parents))

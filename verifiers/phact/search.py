@@ -113,13 +113,12 @@ def pieces(goal: Goal, domain: Domain, quantities: list[str]) -> tuple[list[Box]
     Raises:
         ProofOutOfReach: a snapped value whose cells cannot be listed, or more pieces than the limit.
     """
-    graph = domain.graph()
-    relevant = set().union(*({q, *nx.ancestors(graph, q)} for q in quantities))
+    relevant = set().union(*(domain.upstream(q) for q in quantities))
     steps = [node for node in domain.derived if node.cells is not None and node.name in relevant]
     for node in steps:
-        if node.parents[0] not in domain.inputs and any(nx.has_path(graph, name, node.name) for name in goal.free):
+        if node.parents[0] not in domain.inputs and any(domain.reaches(name, node.name) for name in goal.free):
             raise ProofOutOfReach(f"{node.name} snaps a computed value: its cells in the free box are unknown")
-    smooth = graph.copy()
+    smooth = domain.graph()
     smooth.remove_nodes_from(node.name for node in steps)
     axes: list[list[FreeInput]] = []
     cut = False
