@@ -327,7 +327,8 @@ def _view(folders: list[Path], port: int) -> int:
     except OSError as error:
         _errors.print(f"physvec view: cannot listen on 127.0.0.1:{port}: {error.strerror}; pick another --port")
         return EXIT_BAD_INPUT
-    print(f"physvec view: http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops it)", flush=True)
+    print(f"physvec view: {server.launch_url} (open this address: it carries this launch's token; Ctrl-C stops it)",
+          flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from physvec.runstore.evidence import cell
+from physvec.runstore.report import read_png
 
 MAX_ROWS = 2000
 """Records shown per file; a campaign larger than this says how many rows it left out."""
@@ -143,6 +144,12 @@ def _settings(folder: Path) -> list[tuple[str, str]]:
     return [(str(key), cell(value)) for key, value in data.items()] if isinstance(data, dict) else []
 
 
+def campaign_plots(folder: Path) -> list[str]:
+    """The names of the PNG files at a campaign folder's top level: the plots its page shows, and the only
+    files of it the viewer serves (a symlink, or a file that is not really a PNG, is neither)."""
+    return sorted(path.name for path in folder.iterdir() if path.suffix == ".png" and read_png(path) is not None)
+
+
 def campaign_page(folder: Path, run_keys: dict[str, str]) -> CampaignPage:
     """Everything a campaign folder holds at its top level, as tables; ``run_keys`` maps the run ids the
     viewer knows to their keys, so records link to their runs."""
@@ -155,5 +162,5 @@ def campaign_page(folder: Path, run_keys: dict[str, str]) -> CampaignPage:
         name=folder.name, settings=_settings(folder), per_task=per_task_table(main), records=tables,
         documents=[(path.name, markdown_blocks(path.read_text(errors="replace"))) for path in files
                    if path.suffix == ".md"],
-        images=[path.name for path in files if path.suffix == ".png"],
+        images=campaign_plots(folder),
     )

@@ -1,15 +1,16 @@
 """`physvec view` and report.html in a real browser: Debian's chromium driven by Playwright.
 
-Each test opens a page of the real server (loopback, a free port) or a report.html from disk, and asserts
-what a first-time reader needs: the summary at the top, navigation links that lead somewhere, no console
-error, and no horizontal scrolling in a 1280 px window.  Screenshots are saved under the test's tmp_path
-(CI keeps them as artefacts).
+Each test opens a page of the real server (loopback, a free port, entered through its launch URL as a user
+does) or a report.html from disk, and asserts what a first-time reader needs: the summary at the top,
+navigation links that lead somewhere, no console error (a content-security-policy violation is one), and no
+horizontal scrolling in a 1280 px window.  Files a generated program wrote into a run folder (HTML, SVG, a
+figure that is HTML) are opened through the viewer's URLs and must run no script.  Screenshots are saved
+under the test's tmp_path (CI keeps them as artefacts).
 """
 
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -18,7 +19,8 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from physvec.runstore.store import RunDirectory
-from physvec.view.server import make_server
+from physvec.view.server import ViewServer
+from tests.view.test_server_security import ACTIVE_TYPES, file_path, serving
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; "
@@ -27,15 +29,29 @@ WIDTH = 1280
 
 
 @pytest.fixture(scope="module")
-def viewer(example_runs: dict[str, RunDirectory], campaign_folder: Path) -> Iterator[str]:
-    """The base URL of a viewer over the example runs and the campaign."""
-    roots = [next(iter(example_runs.values())).path.parent, campaign_folder.parent]
-    server = make_server(roots, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def server(example_runs: dict[str, RunDirectory], campaign_folder: Path) -> Iterator[ViewServer]:
+    """A viewer over the example runs and the campaign."""
+    with serving([next(iter(example_runs.values())).path.parent, campaign_folder.parent]) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def attacked_server(attacked_root: Path) -> Iterator[ViewServer]:
+    """A viewer over the run whose program wrote active content (conftest.attacked_root)."""
+    with serving([attacked_root]) as server:
+        yield server
+
+
+def signed_in(page: Page, server: ViewServer) -> str:
+    """The base URL, after the page opened the launch URL (which sets the viewer's cookie)."""
+    page.goto(server.launch_url)
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture
+def viewer(page: Page, server: ViewServer) -> str:
+    """The base URL of the viewer, with the page signed in."""
+    return signed_in(page, server)
 
 
 @pytest.fixture(scope="module")
@@ -157,5 +173,35 @@ def test_report_html_is_one_file_that_reads_the_same_without_a_server(example_ru
     assert "certified" in page.locator("#summary h2").inner_text()
     assert page.locator("img.figure").evaluate("image => image.naturalWidth") > 0
     assert [url for url in requests if not url.startswith("data:")] == [report.as_uri()]
+    page.fill("#conversation-search", "programming")
+    assert page.locator("#conversation-search-count").inner_text().endswith(" shown"), "its inline script runs"
     assert_navigation_leads_somewhere(page)
     assert_fits_the_window(page)
+
+
+def test_files_a_program_wrote_run_no_script_when_opened_through_the_viewer(attacked_server, attacked_root,
+                                                                            browser):
+    """The page a sandboxed program wrote, its SVG with an onload handler, a figure.png that is HTML and an
+    overlay linking to the sealed assertions: none reaches the browser as something it would run or show."""
+    context = browser.new_context()
+    opened = context.new_page()
+    signed_in(opened, attacked_server)
+    (run,) = [path for path in attacked_root.iterdir() if path.is_dir()]
+    base = f"http://127.0.0.1:{attacked_server.server_address[1]}"
+    for name in ("work/evil.html", "work/evil.svg", "figure.png", "reference_overlay.png"):
+        response = opened.goto(base + file_path(f"0/{run.name}", name))
+        assert response is not None
+        kind = response.headers.get("content-type", "")
+        assert not any(active in kind for active in ACTIVE_TYPES), (name, kind)
+        assert opened.title() != "pwned" and opened.evaluate("window.name") != "pwned", name
+        assert "SEALED" not in opened.content(), name
+    context.close()
+
+
+def test_the_attacked_run_page_renders_cleanly_and_shows_no_figure_that_is_not_a_png(attacked_server, page):
+    signed_in(page, attacked_server)
+    page.locator("#run-table a").first.click()
+    assert "certified" in page.locator("#summary h2").inner_text()
+    assert page.locator("img.figure").count() == 0
+    assert "The run wrote no figure." in page.locator("#figures + p").inner_text()
+    assert page.title() != "pwned"

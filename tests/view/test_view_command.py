@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import urllib.error
 import urllib.request
+
+import pytest
 
 from physvec.cli.main import physvec_main
 
 
-def test_physvec_view_prints_its_address_and_serves_the_run_list(tmp_path):
+def test_physvec_view_prints_its_address_with_the_launch_token_and_serves_the_run_list_through_it(tmp_path):
     command = [sys.executable, "-c", "from physvec.cli.main import physvec_main; physvec_main()",
                "view", str(tmp_path), "--port", "0"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
@@ -17,8 +20,15 @@ def test_physvec_view_prints_its_address_and_serves_the_run_list(tmp_path):
         line = server.stdout.readline()
         assert line.startswith("physvec view: http://127.0.0.1:")
         address = line.split()[2]
-        with urllib.request.urlopen(address, timeout=30) as response:
+        base, _, token = address.partition("/?token=")
+        assert len(token) >= 32
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/", timeout=30)
+        assert refused.value.code == 403
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with browser.open(address, timeout=30) as response:
             assert "No run folders here" in response.read().decode()
+            assert response.url == base + "/", "the token is dropped from the address once the cookie is set"
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -1,4 +1,4 @@
-// Search and sorting for report.html and physvec view: no framework, no network, works from a file.
+// Search and sorting for report.html (inlined) and physvec view (/static/page.js): no framework, no network.
 (function () {
   function filter(input) {
     var query = input.value.toLowerCase();
