@@ -47,6 +47,9 @@ class Obligation(BaseModel):
     evidence: dict[str, Any] = Field(default_factory=dict)
     sealed: dict[str, Any] = Field(default_factory=dict)
     """Evidence for the human reader only (expected values): no feedback projection shows it."""
+    guard: bool = False
+    """A guard can fail its certificate but never certify it: it checks that nothing went wrong (a program that
+    looked at its surroundings), not that a number is right, so its passing is no evidence of the physics."""
 
 
 def not_implemented(name: str, category: str, why: str) -> Obligation:
@@ -79,13 +82,14 @@ class Certificate(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def verdict(self) -> Verdict:
-        """certified: at least one certified and none failed; failed: any failed; else unknown."""
+        """certified: at least one certified obligation that is not a guard, and none failed; failed: any failed;
+        else unknown."""
         outcomes = {obligation.outcome for obligation in self.obligations}
         if self.impossibility is not None:
             return Verdict.IMPOSSIBLE
         if Outcome.FAILED in outcomes:
             return Verdict.FAILED
-        if Outcome.CERTIFIED in outcomes:
+        if any(o.outcome is Outcome.CERTIFIED and not o.guard for o in self.obligations):
             return Verdict.CERTIFIED
         return Verdict.UNKNOWN
 

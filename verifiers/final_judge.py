@@ -26,7 +26,8 @@ def judge_run(certificates: Iterable[Certificate], run_completed: bool = True) -
     if Verdict.FAILED in verdicts:
         return Verdict.FAILED
     for certificate in certificates:
-        only_not_applicable = all(o.outcome is Outcome.NOT_APPLICABLE for o in certificate.obligations)
+        only_not_applicable = all(o.outcome is Outcome.NOT_APPLICABLE or (o.guard and o.outcome is not Outcome.FAILED)
+                                  for o in certificate.obligations)
         if not certificate.is_complete or (certificate.verdict is not Verdict.CERTIFIED and not only_not_applicable):
             return Verdict.UNKNOWN
     return Verdict.CERTIFIED if Verdict.CERTIFIED in verdicts else Verdict.UNKNOWN

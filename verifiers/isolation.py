@@ -6,14 +6,21 @@ not stop it from reading the task's sealed values (``runs/<id>/inputs/assertions
 parent's environment through ``/proc``, opening sockets, or leaving a daemon behind.  So every program
 runs under bubblewrap (Linux namespaces):
 
-- a read-only view of the system and the Python installation only (``/usr``, ``/etc``, the interpreter's
-  prefixes, the physvec code it imports), with benchmark data folders hidden; its own working folder,
-  mounted at a fixed neutral path (``/sandbox/work``) so a program cannot tell a check run from the main
-  run by its folder name; a private ``/tmp``;
+- a read-only view of the system (``/usr`` and its links, the few files of ``/etc`` the loader and the
+  libraries read: ETC_ALLOWLIST), the interpreter's prefixes and site-packages, and physvec's code, wherever
+  they are installed (a clone and venv under /tmp included), with benchmark data folders covered by empty
+  read-only folders; its own working folder, mounted at a fixed neutral path (``/sandbox/work``) so a program
+  cannot tell a check run from the main run by its folder name; a private, size-capped ``/tmp`` and
+  ``/dev/shm``; a read-only root and ``/dev``;
+- no capabilities in any set (bubblewrap run as root would otherwise leave them all, and a program could
+  remount a read-only bind writable), no_new_privs;
 - no network (a new network namespace), a new PID namespace (no other process is visible and the whole
   tree dies with the sandbox), a new session, death with the verifier (even on ``kill -9``);
 - an environment built from an allowlist (no secret reaches it under any name);
 - where the host allows it (root with a cgroup ``pids`` controller), a cap on the number of processes.
+
+Warm workers (verifiers/warm_zygote.py) build the same view afresh for every program they fork, from
+``read_only_binds`` and ``hidden_folders``.
 
 When bubblewrap is missing or the kernel refuses namespaces, programs run with the old, reduced
 isolation and ``probe()`` says why; a run can then be certified only when the user accepts it
@@ -25,8 +32,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,7 +45,13 @@ from pathlib import Path
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome
 
 SANDBOX_WORKDIR = "/sandbox/work"
-SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc", "/opt")
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt")
+ETC_ALLOWLIST = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "fonts")
+"""What of the host's /etc a program sees: the dynamic loader's cache and configuration, the time zone,
+Debian's alternatives (the targets of links under /usr/bin) and fontconfig's configuration (matplotlib runs
+``fc-list`` when it builds its font list, which a program's fresh /tmp makes it do).  Nothing else Python or
+the libraries read there (measured with strace on the four reference scripts: ld.so.cache and localtime, and
+git's optional gitconfig), and the rest names the host's users, services and keys."""
 ENVIRONMENT_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "MPLBACKEND", "JAX_PLATFORMS",
                          "JAX_ENABLE_X64", "XLA_FLAGS", "JULIA_NUM_THREADS", "PYTHONHASHSEED")
 """Variables a program may inherit by name; every other variable (keys, tokens, URLs with passwords) is dropped."""
@@ -67,8 +82,15 @@ def _package_folder(package: str) -> Path | None:
 
 
 def _readable_roots() -> list[Path]:
-    """The folders a Python program of ours needs to read: the interpreter's prefixes and physvec's code."""
-    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
+    """The folders a Python program of ours needs to read: the interpreter's prefixes, its standard library and
+    site-packages, and physvec's code, wherever they are."""
+    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix),
+             Path(sys.executable).resolve().parent.parent}
+    paths = sysconfig.get_paths()
+    roots.update(Path(paths[name]) for name in ("stdlib", "platstdlib", "purelib", "platlib"))
+    roots.update(Path(folder) for folder in site.getsitepackages())
+    if site.ENABLE_USER_SITE and site.getusersitepackages():
+        roots.add(Path(site.getusersitepackages()))
     for package in ("physvec", "physvec.verifiers"):
         folder = _package_folder(package)
         if folder is not None:
@@ -76,7 +98,26 @@ def _readable_roots() -> list[Path]:
     julia = Path(os.environ.get("JULIA_DEPOT_PATH", str(Path.home() / ".julia")).split(os.pathsep)[0])
     if julia.is_dir():
         roots.add(julia)
-    return sorted({root.resolve() for root in roots if root.exists()})
+    return _outermost({root.resolve() for root in roots if root.exists()})
+
+
+def _outermost(folders: set[Path]) -> list[Path]:
+    """The folders not inside another one of them (binding a folder binds what is inside it)."""
+    return sorted(folder for folder in folders if not any(other != folder and folder.is_relative_to(other)
+                                                          for other in folders))
+
+
+def read_only_binds() -> list[str]:
+    """Every path a program sees read-only, in the order they are mounted: the system folders, /etc's
+    allowlist, the interpreter's folders and physvec's code."""
+    system = [folder for folder in SYSTEM_FOLDERS if Path(folder).exists()]
+    etc = [f"/etc/{name}" for name in ETC_ALLOWLIST if os.path.lexists(f"/etc/{name}")]
+    return system + etc + [str(root) for root in _readable_roots()]
+
+
+def hidden_folders() -> list[str]:
+    """The benchmark data folders inside physvec's code, each covered by an empty read-only folder."""
+    return [str(folder) for folder in _hidden_folders()]
 
 
 def _hidden_folders() -> list[Path]:
@@ -104,41 +145,42 @@ TMP_BYTES = 256 * 1024 * 1024
 
 
 def _sandbox_base(environment: Mapping[str, str]) -> list[str]:
-    """bubblewrap with everything but the working folder: namespaces, read-only system, hidden data, environment."""
+    """bubblewrap with everything but the working folder and the capabilities: namespaces, read-only system,
+    hidden data, environment.  /tmp comes before the binds, so that a venv under /tmp is bound inside it."""
     wrapped = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
-               "--dev", "/dev", "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
-    for folder in SYSTEM_FOLDERS:
-        if Path(folder).exists():
-            wrapped += ["--ro-bind", folder, folder]
-    for root in _readable_roots():
-        wrapped += ["--ro-bind", str(root), str(root)]
-    for folder in _hidden_folders():
-        wrapped += ["--tmpfs", str(folder)]
+               "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+               "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--dir", "/etc"]
+    for path in read_only_binds():
+        wrapped += ["--ro-bind", path, path]
+    for folder in hidden_folders():
+        wrapped += ["--tmpfs", folder, "--remount-ro", folder]
     for name, value in environment.items():
         wrapped += ["--setenv", name, value]
     return wrapped
 
 
 def bubblewrap_argv(argv: list[str], workdir: Path, environment: Mapping[str, str]) -> list[str]:
-    """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring)."""
-    return [*_sandbox_base(environment), "--bind", str(Path(workdir).resolve()), SANDBOX_WORKDIR,
-            "--chdir", SANDBOX_WORKDIR, "--", *argv]
+    """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring), with no capability."""
+    return [*_sandbox_base(environment), "--cap-drop", "ALL", "--bind", str(Path(workdir).resolve()),
+            SANDBOX_WORKDIR, "--remount-ro", "/", "--chdir", SANDBOX_WORKDIR, "--", *argv]
 
 
 SANDBOX_SLOTS = "/sandbox/slots"
-"""Where a warm worker sees the folder holding its programs' folders (verifiers/warm_zygote.py); each program
-sees only its own, at SANDBOX_WORKDIR."""
+"""Where a warm worker sees the folder holding its programs' folders (verifiers/warm_zygote.py); no program
+sees it: each gets a root of its own with only its folder in it, at SANDBOX_WORKDIR."""
+SANDBOX_NEW_ROOT = "/sandbox/root"
+"""Where a warm worker's child builds its program's fresh root before pivoting into it."""
 WORKER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP")
-"""What a warm worker keeps inside its user namespace to build each program's view (mounts) and to empty the
-program's capability bounding set; the program itself keeps none."""
+"""All a warm worker keeps: to build each program's view (mounts, pivot_root) and to empty the program's
+capability bounding set; the program itself keeps none."""
 
 
 def warm_worker_argv(argv: list[str], root: Path, environment: Mapping[str, str]) -> list[str]:
     """``argv`` (the warm worker) in the same bubblewrap sandbox, with ``root`` at SANDBOX_SLOTS instead of one
     working folder, and the capabilities it needs to give each program its own view."""
     capabilities = [flag for capability in WORKER_CAPABILITIES for flag in ("--cap-add", capability)]
-    return [*_sandbox_base(environment), *capabilities, "--bind", str(Path(root).resolve()), SANDBOX_SLOTS,
-            "--dir", SANDBOX_WORKDIR, "--chdir", "/", "--", *argv]
+    return [*_sandbox_base(environment), "--cap-drop", "ALL", *capabilities, "--bind", str(Path(root).resolve()),
+            SANDBOX_SLOTS, "--dir", SANDBOX_NEW_ROOT, "--remount-ro", "/", "--chdir", "/", "--", *argv]
 
 
 def with_process_limit(argv: list[str]) -> tuple[list[str], Path | None]:

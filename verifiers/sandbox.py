@@ -4,8 +4,13 @@ Each program runs in its own process group and working directory, under wall-clo
 address-space and file-size limits, with a fixed share of BLAS/OpenMP threads, and isolated by
 bubblewrap (verifiers/isolation.py: no network, no view of the task's sealed files, an allowlisted
 environment, a private PID namespace); where bubblewrap cannot run, with the reduced isolation of a
-scrubbed environment, which the run's verdict then has to accept explicitly.  On timeout the whole process group is killed, children included.  Output goes
-to files in the working directory (no pipe can fill and deadlock) and only a tail is kept in memory.
+scrubbed environment, which the run's verdict then has to accept explicitly.  On timeout the whole process
+group is killed, children included.  Output goes to files in the working directory (no pipe can fill and
+deadlock) and only a tail is kept in memory.
+
+A ``python FILE ARGS`` program, warm or cold, runs under its provenance hook (verifiers/provenance.py); the
+breaches its record names come back with its result, and the pool keeps every program's record so that a
+verification stage can report what its programs looked at (``SandboxPool.provenance``).
 """
 
 from __future__ import annotations
@@ -22,11 +27,16 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from physvec.verifiers.isolation import (
     bubblewrap_argv, probe, remove_cgroup, sandbox_environment, with_process_limit,
 )
+from physvec.verifiers.provenance import RECORD_BYTES, Breach, ProgramRecord, provenance_obligation, read_record
 from physvec.verifiers.warm_pool import WarmSettings, WarmUnavailable, WarmWorkers, WorkerGone
+
+if TYPE_CHECKING:
+    from physvec.verifiers.certificate import Obligation
 
 GiB = 1024**3
 
@@ -76,6 +86,10 @@ class SandboxResult:
     """the program ran under bubblewrap (verifiers/isolation.py), not with reduced isolation"""
     disk_exceeded: bool = False
     """killed for writing more than the disk quota into its working folder"""
+    watched: bool = False
+    """a provenance hook watched the program from its first line (``python FILE`` programs)"""
+    breaches: tuple[Breach, ...] = ()
+    """what its provenance record says it looked at (verifiers/provenance.py)"""
 
     @property
     def ok(self) -> bool:
@@ -165,9 +179,15 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
     limits = job.limits
     workdir = Path(job.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "physvec.verifiers.sandbox_launch", json.dumps(_launch_limits(limits, threads)),
-            "--", *job.argv]
     isolation, group = probe(), None
+    watched = is_python_file(job)
+    record_read, record_write = os.pipe() if watched else (-1, -1)
+    program = list(job.argv)
+    if watched:
+        program = [sys.executable, "-m", "physvec.verifiers.program_main", "--record-fd", str(record_write),
+                   *(["--read-only"] if isolation.full else []), "--", *job.argv[1:]]
+    argv = [sys.executable, "-m", "physvec.verifiers.sandbox_launch", json.dumps(_launch_limits(limits, threads)),
+            "--", *program]
     if isolation.full:
         argv = bubblewrap_argv(argv, workdir, sandbox_environment(os.environ, threads, job.extra_env))
         argv, group = with_process_limit(argv)
@@ -178,10 +198,14 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
     stdout_path, stderr_path = workdir / "stdout.txt", workdir / "stderr.txt"
     started = time.monotonic()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-        process = subprocess.Popen(
-            argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True,
-        )
+        try:
+            process = subprocess.Popen(
+                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                start_new_session=True, pass_fds=(record_write,) if watched else (),
+            )
+        finally:
+            if watched:
+                os.close(record_write)
         if running is not None:
             running.add(process.pid)
         returncode, timed_out, disk_exceeded = _watch(process, workdir, limits, started)
@@ -189,18 +213,48 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
         remove_cgroup(group)
         if running is not None:
             running.discard(process.pid)
-    return _result(job, returncode, time.monotonic() - started, timed_out, disk_exceeded, threads, isolation.full)
+    record = _drain(record_read) if watched else b""
+    return _result(job, returncode, time.monotonic() - started, timed_out, disk_exceeded, threads, isolation.full,
+                   record if watched else None)
+
+
+def is_python_file(job: SandboxJob) -> bool:
+    """Whether ``job`` is ``python FILE ARGS`` with FILE in its own folder: the programs a provenance hook
+    watches (and warm workers serve)."""
+    argv = list(job.argv)
+    return (len(argv) >= 2 and argv[0] == sys.executable and "/" not in argv[1] and not argv[1].startswith("-")
+            and (Path(job.workdir) / argv[1]).is_file())
+
+
+def _drain(descriptor: int) -> bytes:
+    """What a finished program's record pipe holds (its writers are gone, or killed with its process group)."""
+    os.set_blocking(descriptor, False)
+    data = bytearray()
+    try:
+        while len(data) < RECORD_BYTES:
+            try:
+                chunk = os.read(descriptor, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(descriptor)
+    return bytes(data[:RECORD_BYTES])
 
 
 def _result(job: SandboxJob, returncode: int, wall: float, timed_out: bool, disk_exceeded: bool, threads: int,
-            isolated: bool) -> SandboxResult:
+            isolated: bool, record: bytes | None) -> SandboxResult:
+    """The result of a finished program; ``record`` is its provenance record, None when no hook watched it."""
     limit = job.limits.output_tail_bytes
     stdout, stdout_cut = _tail(Path(job.workdir) / "stdout.txt", limit)
     stderr, stderr_cut = _tail(Path(job.workdir) / "stderr.txt", limit)
     return SandboxResult(
         argv=tuple(job.argv), returncode=returncode, stdout=stdout, stderr=stderr, wall_s=wall,
         timed_out=timed_out, threads=threads, stdout_truncated=stdout_cut, stderr_truncated=stderr_cut,
-        isolated=isolated, disk_exceeded=disk_exceeded,
+        isolated=isolated, disk_exceeded=disk_exceeded, watched=record is not None,
+        breaches=read_record(record, returncode) if record is not None else (),
     )
 
 
@@ -222,10 +276,7 @@ def planted_link(folder: Path, root: Path) -> bool | None:
 def warm_slot(job: SandboxJob, settings: WarmSettings) -> str | None:
     """Where ``job`` runs in a warm worker (its folder relative to the workers' root), or None when it must run
     cold: not ``python FILE ...`` with FILE in its own folder, not plainly under the root, or not isolated."""
-    argv = list(job.argv)
-    if len(argv) < 2 or argv[0] != sys.executable or "/" in argv[1] or argv[1].startswith("-"):
-        return None
-    if planted_link(job.workdir, settings.root) is not False or not (Path(job.workdir) / argv[1]).is_file():
+    if not is_python_file(job) or planted_link(job.workdir, settings.root) is not False:
         return None
     return str(Path(os.path.abspath(job.workdir)).relative_to(settings.root)) if probe().full else None
 
@@ -233,7 +284,8 @@ def warm_slot(job: SandboxJob, settings: WarmSettings) -> str | None:
 def refused(job: SandboxJob, threads: int, reason: str) -> SandboxResult:
     """A program that is not run at all, and why (nothing is written into its folder)."""
     return SandboxResult(argv=tuple(job.argv), returncode=126, stdout="", stderr=f"physvec sandbox: {reason}\n",
-                         wall_s=0.0, timed_out=False, threads=threads, isolated=probe().full)
+                         wall_s=0.0, timed_out=False, threads=threads, isolated=probe().full,
+                         watched=True)  # nothing ran, so nothing looked
 
 
 def run_warm(job: SandboxJob, slot: str, workers: WarmWorkers, settings: WarmSettings, threads: int,
@@ -265,17 +317,18 @@ def run_warm(job: SandboxJob, slot: str, workers: WarmWorkers, settings: WarmSet
         started = time.monotonic()
         outcome = worker.run(slot, list(job.argv[1:]), environment, _launch_limits(job.limits, threads), watch)
         returncode, timed_out, disk_exceeded = outcome.returncode, outcome.timed_out, outcome.disk_exceeded
+        record = outcome.record
     except WorkerGone as gone:
         worker.close()
         with (workdir / "stderr.txt").open("a") as stream:
             stream.write(f"\nphysvec sandbox: {gone}\n")
-        started, returncode, timed_out, disk_exceeded = time.monotonic(), -9, False, False
+        started, returncode, timed_out, disk_exceeded, record = time.monotonic(), -9, False, False, b""
     finally:
         if running is not None:
             running.discard(worker.process.pid)
     wall = time.monotonic() - started
     workers.give_back(worker, threads, dict(job.extra_env))
-    return _result(job, returncode, wall, timed_out, disk_exceeded, threads, True)
+    return _result(job, returncode, wall, timed_out, disk_exceeded, threads, True, record)
 
 
 WATCH_INTERVAL_S = 0.5
@@ -338,6 +391,8 @@ class SandboxPool:
         self.thread_cap: int | None = None
         """the most BLAS threads one program of this backend gets, however many cores are free"""
         self._workers = WarmWorkers()
+        self._records: list[ProgramRecord] = []
+        self._records_lock = threading.Lock()
 
     def warm_for(self, root: Path, backend: str) -> SandboxPool:
         """Send the programs under ``root`` to warm workers that have imported ``backend``, and refuse any program
@@ -371,7 +426,21 @@ class SandboxPool:
         concurrent = max(1, min(n_programs, self.cores))
         return max(1, min(self.cores // concurrent, self.thread_cap or self.cores))
 
+    def provenance(self, folder: Path) -> Obligation:
+        """What the programs this pool ran below ``folder`` looked at, as one obligation (a stage's)."""
+        folder = Path(os.path.abspath(folder))
+        with self._records_lock:
+            records = [record for record in self._records if Path(record.folder).is_relative_to(folder)]
+        return provenance_obligation([ProgramRecord(os.path.relpath(record.folder, folder), record.recorded,
+                                                    record.breaches) for record in records])
+
     def _run(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
+        result = self._run_once(job, threads, running, stop)
+        with self._records_lock:
+            self._records.append(ProgramRecord(os.path.abspath(job.workdir), result.watched, result.breaches))
+        return result
+
+    def _run_once(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
         if stop.is_set():
             return refused(job, threads, "not run: the verifier was interrupted")
         if self.work_root is not None and planted_link(job.workdir, self.work_root):

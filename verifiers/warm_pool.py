@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from physvec.verifiers.isolation import remove_cgroup, sandbox_environment, warm_worker_argv, with_process_limit
+from physvec.verifiers.isolation import (
+    hidden_folders, read_only_binds, remove_cgroup, sandbox_environment, warm_worker_argv, with_process_limit,
+)
 from physvec.verifiers.library import BACKEND_MODULES
 
 READY_TIMEOUT_S = 300.0
@@ -93,6 +95,13 @@ class ProgramOutcome:
     returncode: int
     timed_out: bool
     disk_exceeded: bool
+    record: bytes = b""
+    """what the program's provenance hook wrote (verifiers/provenance.py)"""
+
+
+def worker_config(settings: WarmSettings) -> str:
+    """The worker's argument: what it imports, and the view it builds for every program it forks."""
+    return json.dumps({"preload": list(settings.preload), "binds": read_only_binds(), "hidden": hidden_folders()})
 
 
 class WarmWorker:
@@ -101,7 +110,7 @@ class WarmWorker:
     def __init__(self, settings: WarmSettings, environment: dict[str, str]) -> None:
         self.settings = settings
         self.environment = environment
-        argv = warm_worker_argv([sys.executable, "-m", "physvec.verifiers.warm_zygote", ",".join(settings.preload)],
+        argv = warm_worker_argv([sys.executable, "-m", "physvec.verifiers.warm_zygote", worker_config(settings)],
                                 settings.root, environment)
         argv, self._group = with_process_limit(argv)
         self._log = tempfile.NamedTemporaryFile(prefix="physvec-worker-", suffix=".log", delete=False)
@@ -165,18 +174,19 @@ class WarmWorker:
                 stopped = verdict
                 self._kill_program(name)
                 deadline = time.monotonic() + KILL_GRACE_S
-            status = self._status(name, min(0.5, KILL_GRACE_S))
-            if status is not None:
-                return ProgramOutcome(status, stopped == "timeout", stopped == "disk")
+            reply = self._status(name, min(0.5, KILL_GRACE_S))
+            if reply is not None:
+                return ProgramOutcome(reply["status"], stopped == "timeout", stopped == "disk",
+                                      reply.get("record", "").encode())
             if stopped and time.monotonic() > deadline:
                 self.close()
                 raise WorkerGone("the warm worker did not report a killed program")
 
-    def _status(self, name: str, timeout: float) -> int | None:
+    def _status(self, name: str, timeout: float) -> dict[str, Any] | None:
         reply = self._line(timeout)
         if reply is not None and reply.get("id") != name:
             raise WorkerGone(f"the warm worker answered for another program: {reply}")
-        return None if reply is None else reply["status"]
+        return reply
 
     def _kill_program(self, name: str) -> None:
         self._send({"kill": name})

@@ -133,7 +133,7 @@ def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, 
     else:
         obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer, method)
     return Certificate(verifier="programming", subject_digest=digest(script.read_bytes()),
-                       obligations=tuple(obligations))
+                       obligations=(*obligations, pool.provenance(workdir)))
 
 
 def programming_metrics(certificate: Certificate) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from physvec.verifiers.programming.contract import top_level_blocks
 PARAMS = "PARAMS"
 _IMPORT = re.compile(r"^(?:import|from)\s+\S.*$", re.MULTILINE)
 _PARAMS_START = re.compile(r"^PARAMS\s*(?::[^=]*)?=\s*", re.MULTILINE)
-_EVIDENCE_KEYS = ("error", "line", "traceback", "stderr_tail", "interface", "failing_level", "calls", "missing")
+_EVIDENCE_KEYS = ("error", "line", "traceback", "stderr_tail", "interface", "failing_level", "calls", "missing",
+                  "breaches")
 
 
 @dataclass
@@ -48,7 +49,16 @@ def _blamed(obligation: Obligation, unit_failures: set[str]) -> list[str]:
             return [PARAMS]
         function = obligation.evidence.get("function")
         return [function] if function else ["main"]
+    if kind == "provenance":
+        return list(dict.fromkeys(_function_at(breach.get("where", ""))
+                                  for breach in obligation.evidence.get("breaches", [])))
     return []
+
+
+def _function_at(where: str) -> str:
+    """The function a breach's place names ("script.py:12 in observable_x"); module level is main's business."""
+    function = where.rpartition(" in ")[2]
+    return "main" if not function or function.startswith("<") else function
 
 
 def repair_items(certificate: Certificate) -> list[RepairItem]:

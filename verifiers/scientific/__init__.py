@@ -74,6 +74,7 @@ class ScientificVerifier:
         obligations.append(typed_values_obligation(source, subject.task))
         obligations += metamorphic
         obligations = without_code_evidence(obligations)
+        obligations.append(subject.pool.provenance(subject.workdir))
         summary: dict[str, object] = {"rubric_score": round(score, 4)}
         if suspect_reference(obligations):
             summary["suspect_reference"] = ("every assertion passed and only the reference data disagrees: "
