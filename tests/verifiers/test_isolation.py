@@ -116,3 +116,49 @@ def test_a_run_with_reduced_isolation_is_not_certified_unless_the_user_accepts_i
     assert judge_run([passed, isolation.isolation_certificate(allow_reduced=True)]) is Verdict.CERTIFIED
     monkeypatch.setattr(isolation, "probe", lambda: isolation.Isolation(True))
     assert judge_run([passed, isolation.isolation_certificate(allow_reduced=False)]) is Verdict.CERTIFIED
+
+
+CAPABILITIES_AND_REMOUNT = """import ctypes, json
+libc = ctypes.CDLL(None, use_errno=True)
+MS_RDONLY, MS_REMOUNT, MS_BIND = 1, 32, 4096
+tries = {}
+for target in (b"/usr", b"/tmp", b"/"):
+    tries[target.decode()] = libc.mount(None, target, None, MS_REMOUNT | MS_BIND, None) == 0
+print(json.dumps({"capabilities": [line.split()[1] for line in open("/proc/self/status") if line.startswith("Cap")],
+                  "no_new_privs": [line.split()[1] for line in open("/proc/self/status") if line.startswith("NoNewPrivs")],
+                  "remounted": tries, "unmounted": libc.umount2(b"/tmp", 2) == 0}))
+"""
+
+
+@needs_isolation
+def test_a_cold_program_has_no_capability_and_cannot_remount_a_read_only_bind_writable(tmp_path):
+    seen = _run(tmp_path, CAPABILITIES_AND_REMOUNT)
+    assert set(seen["capabilities"]) == {"0000000000000000"}, "every capability set is empty, bounding included"
+    assert seen["no_new_privs"] == ["1"]
+    assert seen["remounted"] == {"/usr": False, "/tmp": False, "/": False} and not seen["unmounted"]
+
+
+@needs_isolation
+def test_etc_holds_only_what_the_loader_and_the_libraries_need(tmp_path):
+    code = "import json, os\nprint(json.dumps(sorted(os.listdir('/etc'))))\n"
+    expected = sorted(name for name in isolation.ETC_ALLOWLIST if Path("/etc", name).exists())
+    assert _run(tmp_path, code) == expected
+    assert "passwd" not in expected and "shadow" not in expected
+
+
+@needs_isolation
+def test_the_root_and_dev_are_read_only_and_dev_shm_is_private(tmp_path):
+    code = ("import json\nwritten = []\nfor path in ('/planted', '/dev/planted', '/sandbox/planted', "
+            "'/dev/shm/ok', '/tmp/ok'):\n    try:\n        open(path, 'w').write('x')\n        written.append(path)\n"
+            "    except OSError:\n        pass\nprint(json.dumps(written))\n")
+    assert _run(tmp_path, code) == ["/dev/shm/ok", "/tmp/ok"]
+
+
+def test_interpreter_folders_are_bound_wherever_they_are_a_venv_under_tmp_included(monkeypatch, tmp_path):
+    venv = tmp_path / "clone" / ".venv"
+    (venv / "lib").mkdir(parents=True)
+    monkeypatch.setattr(isolation.sys, "prefix", str(venv))
+    binds = isolation.read_only_binds()
+    assert str(venv.resolve()) in binds
+    argv = isolation.bubblewrap_argv(["true"], tmp_path / "work", {})
+    assert argv.index("/tmp") < argv.index(str(venv.resolve())), "/tmp is mounted first, the venv inside it"

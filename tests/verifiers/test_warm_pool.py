@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -123,6 +125,57 @@ def test_a_program_sees_its_own_folder_and_nothing_of_the_worker_or_another_prog
     # a fresh /tmp: nothing the first program left, only matplotlib's config folder, which the worker (having
     # imported pyplot) makes in every program's /tmp as a cold import would
     assert second["tmp"] == ["matplotlib"], "the first program's /tmp file is not visible to the second"
+
+
+LEAVE = """import json, os
+written = []
+for path in ("/planted", "/dev/planted", "/sandbox/planted", "/tmp/planted", "/dev/shm/planted", "here.txt"):
+    try:
+        open(path, "w").write("the task point's value: -25.1077971116")
+        written.append(path)
+    except OSError:
+        pass
+print(json.dumps(written))
+"""
+LOOK = """import json, os
+found = {}
+for folder in ("/", "/dev", "/sandbox", "/sandbox/work", "/tmp", "/dev/shm"):
+    found[folder] = sorted(os.listdir(folder))
+print(json.dumps(found))
+"""
+
+
+def test_nothing_one_program_writes_anywhere_is_seen_by_the_next(tmp_path):
+    pool = SandboxPool(cores=1).warm_for(tmp_path / "work", "numpy")  # one worker: the two programs share it
+    try:
+        written = json.loads(run(pool, LEAVE, "first").stdout)
+        assert written == ["/tmp/planted", "/dev/shm/planted", "here.txt"], "/, /dev and /sandbox are read-only"
+        for name in ("second", "first"):  # another program's folder, and the writer's own folder name again
+            if name == "first":
+                (pool.warm.root / "first" / "here.txt").unlink()
+            seen = json.loads(run(pool, LOOK, name).stdout)
+            assert not any("planted" in entry for entries in seen.values() for entry in entries), seen
+            assert seen["/sandbox"] == ["work"] and seen["/tmp"] == ["matplotlib"] and seen["/dev/shm"] == []
+    finally:
+        pool.close()
+
+
+def test_an_interpreter_folder_under_tmp_stays_visible_in_a_warm_program(tmp_path, monkeypatch):
+    """A venv under /tmp is bound inside the program's own /tmp: a module a program imports late from it is
+    found (a fresh /tmp mounted over it hid it, and imports after the worker's failed)."""
+    site = Path("/tmp") / f"physvec-site-{os.getpid()}-{tmp_path.name}"
+    site.mkdir()
+    (site / "late_module.py").write_text("VALUE = 42\n")
+    roots = isolation._readable_roots
+    monkeypatch.setattr(isolation, "_readable_roots", lambda: [*roots(), site])
+    pool = SandboxPool(cores=1).warm_for(tmp_path / "work", "numpy")
+    try:
+        code = f"import sys\nsys.path.append({str(site)!r})\nimport late_module\nprint(late_module.VALUE)\n"
+        result = run(pool, code)
+        assert result.ok and result.stdout.strip() == "42", result.stderr
+    finally:
+        pool.close()
+        shutil.rmtree(site)
 
 
 def test_no_socket_reaches_a_listener_on_the_host(pool):
