@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.programming.surroundings import MODULE_LEVEL, looks_at_surroundings
 
 ELEMENT_PREFIXES = ("site_", "lattice_", "hamiltonian_", "initialstate_", "circuit_", "ansatz_", "sampler_",
                     "effector_", "observable_", "item_", "plot_")
@@ -307,6 +308,20 @@ def _check_whole(contract: ScriptContract, tree: ast.Module) -> None:
         contract.breaches.append(_breach("run", "the script has no run_ function composing element functions"))
     if not contract.elements:
         contract.breaches.append(_breach("elements", "the script has no element functions (site_, hamiltonian_, ...)"))
+    _check_surroundings(contract, tree)
+
+
+def _check_surroundings(contract: ScriptContract, tree: ast.Module) -> None:
+    """One breach per top-level definition that looks at its surroundings (programming/surroundings.py)."""
+    by_function: dict[str, list[str]] = {}
+    for look in looks_at_surroundings(tree):
+        by_function.setdefault(look.function, []).append(f"line {look.line}: {look.what}")
+    for function, looks in by_function.items():
+        where = "module-level code" if function == MODULE_LEVEL else function
+        contract.breaches.append(_breach(
+            f"surroundings:{function.strip('<>')}", f"{where} looks at its surroundings ({'; '.join(looks[:4])}): a "
+            "script computes from its parameters alone, so that a user's run gives the numbers the verifier "
+            "checked", function="main" if function == MODULE_LEVEL else function, looks=looks))
 
 
 def contract_obligations(contract: ScriptContract) -> list[Obligation]:
