@@ -434,10 +434,15 @@ class SandboxPool:
         return provenance_obligation([ProgramRecord(os.path.relpath(record.folder, folder), record.recorded,
                                                     record.breaches) for record in records])
 
+    def adopt(self, folder: Path, result: SandboxResult) -> None:
+        """Count a finished program's record again under ``folder``: a call reused there from an earlier run of the
+        same program (verifiers/scientific/override_runs.py) answers for what that program looked at."""
+        with self._records_lock:
+            self._records.append(ProgramRecord(os.path.abspath(folder), result.watched, result.breaches))
+
     def _run(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
         result = self._run_once(job, threads, running, stop)
-        with self._records_lock:
-            self._records.append(ProgramRecord(os.path.abspath(job.workdir), result.watched, result.breaches))
+        self.adopt(job.workdir, result)
         return result
 
     def _run_once(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:

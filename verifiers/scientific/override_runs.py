@@ -21,7 +21,7 @@ import os
 import shutil
 import sys
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,9 @@ from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, Sa
 REPORT_FILE = "observed.json"
 SHARED_FILE = "same_call.json"
 MEMO_CALLS = 512
-"""Reports of finished calls kept for reuse (the oldest go first), with the folder each ran in."""
-_memo: OrderedDict[str, tuple[dict[str, Any], Path]] = OrderedDict()
+"""Reports of finished calls kept for reuse (the oldest go first), with the folder each ran in and what its
+program's provenance record said (a reused call brings its breaches to the stage that reuses it)."""
+_memo: OrderedDict[str, tuple[dict[str, Any], Path, SandboxResult]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -97,11 +98,12 @@ def _call_key(script: Path, run: OverrideRun, workdir: Path) -> str:
                       sort_keys=True, default=str)
 
 
-def _remembered(key: str, observables: list[str], folder: Path) -> dict[str, Any] | None:
-    """A finished call's report when it recorded every observable asked now (noted in ``folder``)."""
+def _remembered(key: str, observables: list[str], folder: Path, pool: SandboxPool) -> dict[str, Any] | None:
+    """A finished call's report when it recorded every observable asked now (noted in ``folder``, where the pool
+    counts its program's record again)."""
     if key not in _memo:
         return None
-    report, ran_in = _memo[key]
+    report, ran_in, result = _memo[key]
     if not set(observables) <= set(report["values"]) | set(report["errors"]):
         return None
     _memo.move_to_end(key)
@@ -109,12 +111,13 @@ def _remembered(key: str, observables: list[str], folder: Path) -> dict[str, Any
     # relative, like every path a run folder keeps: the folder stays readable when the run is moved
     (folder / SHARED_FILE).write_text(json.dumps({"ran_in": os.path.relpath(ran_in, folder),
                                                   "observables": observables}) + "\n")
+    pool.adopt(folder, result)
     return report
 
 
-def _remember(key: str, report: dict[str, Any] | None, folder: Path) -> None:
+def _remember(key: str, report: dict[str, Any] | None, folder: Path, result: SandboxResult) -> None:
     if report is not None and report.get("ok"):
-        _memo[key] = (report, folder)
+        _memo[key] = (report, folder, replace(result, stdout="", stderr=""))
         _memo.move_to_end(key)
         while len(_memo) > MEMO_CALLS:
             _memo.popitem(last=False)
@@ -140,7 +143,7 @@ def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxP
     for key, (run, observables) in distinct.items():
         folder = workdir / run.label
         shutil.rmtree(folder, ignore_errors=True)
-        remembered = _remembered(key, observables, folder)
+        remembered = _remembered(key, observables, folder, pool)
         if remembered is not None:
             reports[key] = (remembered, None)
             continue
@@ -152,7 +155,7 @@ def observe(script: Path, runs: list[OverrideRun], workdir: Path, pool: SandboxP
         pending.append(key)
     for key, folder, result in zip(pending, folders, pool.run_all(jobs) if jobs else [], strict=True):
         report = json.loads((folder / REPORT_FILE).read_text()) if (folder / REPORT_FILE).is_file() else None
-        _remember(key, report, folder)
+        _remember(key, report, folder, result)
         reports[key] = (report, result)
     return [_observed(run, *reports[key]) for key, run in zip(keys, runs, strict=True)]
 
