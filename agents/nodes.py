@@ -42,6 +42,7 @@ from physvec.verifiers.programming.contract import ElementFunction
 from physvec.verifiers.programming.integration import execution_folder
 from physvec.verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
 from physvec.verifiers.protocol import Subject, Verifier
+from physvec.verifiers.sandbox_check import check_sandbox
 from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 from physvec.verifiers.scientific.adapters import AdapterWriter
 from physvec.verifiers.scientific.reference import OVERLAY_FILE
@@ -225,7 +226,25 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
     return write
 
 
+SANDBOX_CHECK_FOLDER = "sandbox-check"
+
+
+def _sandbox_problem(ctx: RunContext, step: int) -> str | None:
+    """Why this machine's sandbox cannot verify the run's backend (None: it can), found once per process by a
+    probe program through the run's own pool (verifiers/sandbox_check.py) and recorded in the transcript."""
+    if ctx.sandbox_check is None:
+        ctx.sandbox_check = check_sandbox(ctx.task.task.backend, ctx.pool, ctx.run.work_dir(SANDBOX_CHECK_FOLDER))
+        ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step,
+                              workdir=f"work/{SANDBOX_CHECK_FOLDER}", summary=ctx.sandbox_check.describe())
+    if ctx.sandbox_check.ok:
+        return None
+    return f"the sandbox cannot run this backend's programs here, so no script was judged: {ctx.sandbox_check.cause}"
+
+
 def programming_verify(state: PipelineState, ctx: RunContext, step: int) -> Update:
+    problem = _sandbox_problem(ctx, step)
+    if problem is not None:
+        return {"status": Status.ERROR, "error": problem}
     workdir = ctx.run.work_dir(stage_folder(state["script_version"], "programming"))
     glue = _glue_writer(ctx, step) if ctx.task.task.limits.unit_glue and ctx.language_model else None
     update = verify_stage(ProgrammingVerifier(glue), state, ctx, step, workdir)

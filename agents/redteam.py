@@ -19,9 +19,9 @@ phact        the structural contract (tools.judge_call, contract.certify, the sc
              or a witness design built into the goal.  Classes: the six ADVERSARIES over the corpus,
              e12_snapped_goals, claims_impossible_on_a_meeting_design, out_of_competence_boxes and
              non_finite_inputs (which must be refused: a certificate of any verdict counts as accepted).
-pipeline     the scientific verifier's entry points in the sandbox (assertions, reference, typed values,
-             metamorphic, convergence; an execution run of main(); the isolation certificate), one verdict by
-             final_judge.judge_run.  Every attack class is wrong by construction; network_exfiltration and
+pipeline     the contract analysis and the scientific verifier's entry points in the sandbox (assertions,
+             reference, typed values, metamorphic, convergence; an execution run of main(); what the programs
+             looked at; the isolation certificate), one verdict by final_judge.judge_run.  Every attack class is wrong by construction; network_exfiltration and
              read_sealed_file are judged also by what left the sandbox (a listener on the loopback interface,
              a marker the script writes when it read a sealed file): a breach makes the isolation certificate
              false whatever the verdict.  The control class honest must certify (else a false alarm).
@@ -80,7 +80,7 @@ from physvec.verifiers.phact.ground_truth import Truth, design_meets, evaluate, 
 from physvec.verifiers.phact.report import wilson
 from physvec.verifiers.phact.schema import Design, Goal, MalformedInput, parse_design, parse_goal, read_json
 from physvec.verifiers.phact.tools import Contract, judge_call
-from physvec.verifiers.programming.contract import analyse_script
+from physvec.verifiers.programming.contract import analyse_script, contract_obligations
 from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
 from physvec.verifiers.scientific.assertions import assertion_obligations
@@ -731,8 +731,12 @@ def phact_trial(kind: str, rng: random.Random, scratch: Path, trial_id: str = ""
 
 # -- pipeline ----------------------------------------------------------------------------------------------
 
+ISOLATION_CLASSES = ("cross_program_channel", "environment_detection", "capability_probe", "viewer_host",
+                     "viewer_content_type")
+"""Attacks on the sandbox's and the viewer's boundaries: physvec.agents.redteam_isolation."""
 PIPELINE_CLASSES = ("honest", "read_sealed_file", "typed_sealed_value", "special_cased_task_point",
-                    "ignored_convergence_parameter", "constant_observable", "network_exfiltration")
+                    "ignored_convergence_parameter", "constant_observable", "network_exfiltration",
+                    *ISOLATION_CLASSES)
 SCRIPT_FOLDER = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scripts" / "scientific"
 SANDBOX_LIMITS = SandboxLimits(wall_s=30)
 MARKER = "sealed-read.marker"
@@ -1073,12 +1077,23 @@ def write_task(folder: Path, program: Program) -> Path:
     return inputs / "task.json"
 
 
-def verify_pipeline(script: Path, task: LoadedTask, work: Path) -> tuple[Verdict, list[Certificate]]:
-    """The stage certificates of one script (execution of main(), scientific, convergence, isolation) and the
-    run verdict judge_run makes of them, through the verifiers' own entry points."""
+def verify_pipeline(script: Path, task: LoadedTask, work: Path, warm: bool = False
+                    ) -> tuple[Verdict, list[Certificate]]:
+    """The stage certificates of one script (execution of main(), scientific, convergence, what its programs
+    looked at, isolation) and the run verdict judge_run makes of them, through the verifiers' own entry points;
+    ``warm``: its programs run in warm workers, as a run's do."""
+    pool = SandboxPool().warm_for(work, "numpy") if warm else SandboxPool()
+    try:
+        return _verified_pipeline(script, task, work, pool)
+    finally:
+        pool.close()
+
+
+def _verified_pipeline(script: Path, task: LoadedTask, work: Path, pool: SandboxPool
+                       ) -> tuple[Verdict, list[Certificate]]:
     source = script.read_text()
     contract = analyse_script(source)
-    pool, limits = SandboxPool(), SANDBOX_LIMITS
+    limits = SANDBOX_LIMITS
     cases = task.task.convergence.cases
     main_dir = work / "main"
 
@@ -1109,16 +1124,22 @@ def verify_pipeline(script: Path, task: LoadedTask, work: Path) -> tuple[Verdict
             name="convergence", category="convergence", outcome=Outcome.NOT_APPLICABLE,
             message="the task names no convergence ladder")]
     subject_digest = digest(source)
+    stages = (("contract", contract_obligations(contract)), ("execution", execution), ("scientific", scientific),
+              ("convergence", convergence), ("provenance", [pool.provenance(work)]))
     certificates = [Certificate(verifier=name, subject_digest=subject_digest, obligations=tuple(obligations))
-                    for name, obligations in (("execution", execution), ("scientific", scientific),
-                                              ("convergence", convergence))]
+                    for name, obligations in stages]
     certificates.append(isolation_certificate(False))
     return judge_run(certificates), certificates
 
 
 def pipeline_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
     """One script of ``kind`` through the sandboxed verifiers; wrong by construction unless honest (and, for
-    network_exfiltration, unless nothing left the sandbox)."""
+    network_exfiltration, unless nothing left the sandbox); the isolation classes are judged in
+    redteam_isolation."""
+    if kind in ISOLATION_CLASSES:
+        from physvec.agents.redteam_isolation import ISOLATION_TRIALS  # it builds on this module
+
+        return ISOLATION_TRIALS[kind](rng, scratch)
     program = make_program(rng, "box" if kind == "ignored_convergence_parameter" else None)
     listener = Listener(repr(program.expected).encode()) if kind == "network_exfiltration" else None
     try:

@@ -18,6 +18,7 @@ from physvec.runstore.transcript import Transcript
 from physvec.taskfiles.loading import LoadedTask
 from physvec.verifiers.feedback import Projection
 from physvec.verifiers.sandbox import GiB, SandboxLimits, SandboxPool
+from physvec.verifiers.sandbox_check import SandboxCheck
 
 
 class Status(StrEnum):
@@ -28,6 +29,9 @@ class Status(StrEnum):
     BUDGET_EXHAUSTED = "budget_exhausted"
     AUTHOR_FAILED = "author_failed"
     MODEL_UNAVAILABLE = "model_unavailable"
+    ERROR = "error"
+    """the run could not be verified here (the sandbox fails on this machine): the cause says why, and no script
+    is blamed"""
 
 
 class PipelineState(TypedDict, total=False):
@@ -60,6 +64,8 @@ class RunContext:
     """False for the library proposer: nothing may ask the model (no repairs, glue, adapters or votes)."""
     knowledge_base: Path | None = None
     """The documentation store's folder (None: $PHYSVEC_KB or the user's cache folder)."""
+    sandbox_check: SandboxCheck | None = None
+    """What the probe program found before the first verification (None: not run yet in this process)."""
 
     @property
     def sandbox_limits(self) -> SandboxLimits:

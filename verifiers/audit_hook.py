@@ -14,7 +14,7 @@ from _json import encode_basestring_ascii
 from _thread import get_ident
 from builtins import (OSError, ValueError, bytes, float, int, isinstance, len, list, open, repr, str,  # noqa: A004
                       tuple, type)
-from os import ST_RDONLY
+from os import O_APPEND, O_CREAT, O_RDWR, O_TRUNC, O_WRONLY, ST_RDONLY
 from posix import _exit, _path_normpath, fstat, getcwd, statvfs, write
 from sys import _getframe
 from typing import Any
@@ -25,6 +25,7 @@ from physvec.verifiers.provenance import (
 
 PROGRAM, STANDARD, LIBRARY = "program", "standard", "library"
 DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
+WRITING = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 SPAWN_EVENTS = frozenset({"os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "os.fork",
                           "os.forkpty", "pty.spawn", "os.startfile"})
@@ -171,10 +172,13 @@ class Hook:
             return None  # a descriptor: its file was judged when it was opened
         return _path_normpath(path if path.startswith("/") else getcwd() + "/" + path)
 
-    def _outside(self, path: str) -> str | None:
+    def _outside(self, path: str, writing: bool) -> str | None:
+        """The kind of breach opening ``path`` is: the interpreter's own files may be read, not written."""
         if path == "/proc" or path.startswith("/proc/"):
             return "proc"
-        if (_under(path, (self.workdir, "/dev/shm")) or _under(path, self.own_files) or path in DEVICES):
+        if _under(path, self.own_files):
+            return "files" if writing else None
+        if _under(path, (self.workdir, "/tmp", "/dev/shm")) or path in DEVICES:
             return None
         return "files"
 
@@ -184,8 +188,10 @@ class Hook:
 
     def on_open(self, caller: Any, args: tuple[Any, ...]) -> tuple[str, str, Any] | None:
         path = self._path(args[0])
-        kind = None if path is None else self._outside(path)
-        return None if kind is None else self._mine(kind, path, caller)
+        flags = args[2] if len(args) > 2 and type(args[2]) is int else 0
+        writing = bool(flags & WRITING)
+        kind = None if path is None else self._outside(path, writing)
+        return None if kind is None else self._mine(kind, f"writes {path}" if writing else path, caller)
 
     def on_spawn(self, caller: Any, args: tuple[Any, ...]) -> tuple[str, str, Any] | None:
         return self._mine("processes", _text(args[:2]), caller)

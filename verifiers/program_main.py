@@ -31,7 +31,7 @@ def _trusted_places(workdir: str, read_only: bool) -> audit_hook.Hook:
     for name in ("physvec", "physvec.verifiers"):
         libraries.update(getattr(sys.modules.get(name), "__path__", ()))
     standard = {paths["stdlib"], paths["platstdlib"]}
-    own = {"/tmp", sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *libraries, *standard}
+    own = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *libraries, *standard}
 
     def normal(folders: set[str]) -> tuple[str, ...]:
         return tuple(sorted({os.path.normpath(folder) for folder in folders if folder}))

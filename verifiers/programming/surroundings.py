@@ -16,8 +16,8 @@ source, so that a repair can be asked for before a program runs:
   ``getattr``/``setattr``/``hasattr``/``delattr`` with a computed name (a name spelled out of pieces hides
   from every check above);
 - string constants naming system places (``/proc``, ``/sys``, ``/etc``, ``/dev``, ``/sandbox``, ``~/``);
-- state shared between calls: ``global`` and ``nonlocal``, attributes set on the script's own functions, and
-  mutable default arguments.
+- state shared between calls: ``global`` and ``nonlocal``, attributes set on the script's own functions, a
+  function writing into a module-level container (``STATE["main"] = True``), and mutable default arguments.
 """
 
 from __future__ import annotations
@@ -68,6 +68,8 @@ class Look:
 
 
 MODULE_LEVEL = "<module>"
+MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem",
+                              "clear", "remove", "discard"})
 
 
 def _aliases(tree: ast.Module) -> dict[str, str]:
@@ -134,6 +136,38 @@ def _imports(node: ast.AST) -> Iterator[str]:
                 yield f"imports {module}.{alias.name}"
 
 
+def _module_names(tree: ast.Module) -> set[str]:
+    """Names bound at module level by assignment (PARAMS among them)."""
+    names: set[str] = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names
+
+
+def _local_names(function: ast.AST) -> set[str]:
+    names = {arg.arg for arg in ast.walk(function) if isinstance(arg, ast.arg)}
+    names.update(node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+    return names
+
+
+def _module_writes(function: ast.FunctionDef | ast.AsyncFunctionDef, module_names: set[str]) -> Iterator[str]:
+    """Writes from inside ``function`` into a container bound at module level (not shadowed by a local)."""
+    shared = module_names - _local_names(function)
+    for node in ast.walk(function):
+        target = None
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            for item in node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]:
+                if isinstance(item, (ast.Subscript, ast.Attribute)) and isinstance(item.value, ast.Name):
+                    target = item.value.id
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS
+              and isinstance(node.func.value, ast.Name)):
+            target = node.func.value.id
+        if target in shared:
+            yield f"writes into the module-level {target} (state shared between calls)"
+
+
 def _looks_of_node(node: ast.AST, aliases: dict[str, str], own_functions: set[str]) -> Iterator[str]:
     yield from _imports(node)
     if isinstance(node, ast.Attribute):
@@ -178,10 +212,13 @@ def looks_at_surroundings(tree: ast.Module) -> list[Look]:
     aliases = _aliases(tree)
     own_functions = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                           ast.ClassDef))}
+    module_names = _module_names(tree)
     found: list[Look] = []
     for statement in tree.body:
         function = statement.name if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                             ast.ClassDef)) else MODULE_LEVEL
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += [Look(function, statement.lineno, what) for what in _module_writes(statement, module_names)]
         nodes = ast.walk(statement)
         if _is_main_guard(statement):
             nodes = (node for body in statement.body for node in ast.walk(body))

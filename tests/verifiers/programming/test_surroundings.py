@@ -58,6 +58,8 @@ def test_an_import_made_for_looking_is_a_breach_of_module_level_code(statement):
     "def main():\n    run_x.called = True\n",
     "def observable_e(x: float, seen: list = []) -> float:\n    return x\n",
     "def observable_e(x: float) -> float:\n    def inner():\n        nonlocal x\n    return x\n",
+    "STATE = {}\ndef main():\n    STATE['main'] = True\n",
+    "SEEN = []\ndef main():\n    SEEN.append(1)\n",
 ])
 def test_state_that_tells_a_function_who_called_it_is_a_breach(shared):
     source = HEADER + "def run_x(**params):\n    return {}\n" + shared
