@@ -15,8 +15,8 @@ capability_probe       a script that tries to get out: remount a read-only bind 
                        sealed value read) is a breach; its numbers are honest, so a contained probe is
                        "contained".
 viewer_host            requests to ``physvec view`` with another site's Host header (DNS rebinding), a wrong
-                       port, none, or no launch token, for a run's sealed inputs and its pages; any answer with
-                       the sealed value, or any 200, is a breach.
+                       port or none, with or without the launch token, for a run's sealed inputs and its pages;
+                       any answer but 421 Misdirected Request (a page, a sign-in cookie) is a breach.
 viewer_content_type    a run whose program wrote HTML, SVG and an HTML "figure.png" into its folder; any of them
                        served as a type a browser would run, or without nosniff and a sandbox policy, is a
                        breach.
@@ -166,7 +166,7 @@ def _script_trial(kind: str, source: str, variant: str, program: Program, scratc
                   unknown=verdict is Verdict.UNKNOWN, detail=detail, input=given)
 
 
-def cross_program_channel(rng: random.Random, scratch: Path) -> Judged:
+def cross_program_channel(rng: random.Random, scratch: Path, warm: bool = True) -> Judged:
     program = make_program(rng)
     old, new = _pick(rng, program.bugs)
     buggy = Program(**{**program.__dict__, "source": _replaced(program.source, old, new)})
@@ -174,7 +174,7 @@ def cross_program_channel(rng: random.Random, scratch: Path) -> Judged:
     body = f"    _channel()\n{program.observable_line}"
     source = _inserted(buggy, helper, body)
     return _script_trial("cross_program_channel", source, f"{program.name} {program.params}: bug {new.strip()!r}",
-                         program, scratch, warm=True, marker=CROSSED, truth="wrong")
+                         program, scratch, warm=warm, marker=CROSSED, truth="wrong")
 
 
 def environment_detection(rng: random.Random, scratch: Path) -> Judged:
@@ -277,7 +277,7 @@ def viewer_host(rng: random.Random, scratch: Path) -> Judged:
         return [_get(server, target + token(target), headers) for target in targets]
 
     answers = _served(runs, probe)
-    leaked = [a for a in answers if a["status"] == 200 or a["sealed"]]
+    leaked = [a for a in answers if a["status"] != 421 or a["sealed"]]  # another site's Host gets nothing else
     variant = f"Host {host or '(none)'}{', with the launch token' if with_token else ', no token'}"
     detail = "; ".join(f"{a['path'].split('&token')[0].split('?token')[0]} -> {a['status']}" for a in answers)
     return Judged(variant, "refused" if not leaked else "served", "attack",

@@ -161,3 +161,45 @@ def test_the_command_exits_2_on_bad_input(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         _redteam(tmp_path, "--checker", "nonsense")
     assert exit_info.value.code == 2
+
+
+def test_one_trial_of_every_isolation_class_runs_and_nothing_crosses(tmp_path):
+    classes = CLASSES["pipeline"]
+    trials = [classes.index(kind) for kind in redteam.ISOLATION_CLASSES]
+    records = [run_trial("pipeline", 0, trial, tmp_path) for trial in trials]
+    assert [r.kind for r in records] == list(redteam.ISOLATION_CLASSES)
+    assert not [(r.kind, r.detail) for r in records if r.crash]
+    assert not [(r.kind, r.variant, r.detail) for r in records if r.false_verdict]
+
+
+def test_an_open_channel_between_programs_is_judged_a_breach(tmp_path, monkeypatch):
+    """The judge looks at what crossed: with every cold program's /dev/shm bound to one host folder (a channel
+    the sandbox does not have), the tokens cross and the trial is a false certificate whatever the verdict."""
+    from physvec.agents import redteam_isolation
+    from physvec.verifiers import sandbox
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    wrapped = sandbox.bubblewrap_argv
+    monkeypatch.setattr(sandbox, "bubblewrap_argv", lambda argv, workdir, environment: [
+        *wrapped(argv, workdir, environment)[:-len(argv) - 1], "--bind", str(shared), "/dev/shm", "--", *argv])
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    judged = redteam_isolation.cross_program_channel(random.Random(3), scratch, warm=False)
+    assert judged.false_certificate and judged.detail.startswith("BREACH"), judged.detail
+
+
+def test_a_viewer_that_answers_any_host_or_serves_html_is_judged_a_breach(tmp_path, monkeypatch):
+    from physvec.agents import redteam_isolation
+    from physvec.view import server
+
+    monkeypatch.setattr(server.ViewServer, "answers_host", lambda self, hosts: True)
+    (tmp_path / "a").mkdir()
+    assert redteam_isolation.viewer_host(random.Random(0), tmp_path / "a").false_certificate
+    monkeypatch.setattr(server.Catalogue, "file", lambda self, key, name: self.resolve(key) / name)
+    monkeypatch.setattr(server._Handler, "_file", lambda self, path: self._send(
+        server.HTTPStatus.OK, path.read_bytes(), "text/html", policy=""))
+    (tmp_path / "b").mkdir()
+    rng = random.Random(0)
+    judged = redteam_isolation.viewer_content_type(rng, tmp_path / "b")
+    assert judged.false_certificate and judged.detail.startswith("BREACH"), judged.detail
