@@ -234,8 +234,8 @@ def _sandbox_problem(ctx: RunContext, step: int) -> str | None:
     probe program through the run's own pool (verifiers/sandbox_check.py) and recorded in the transcript."""
     if ctx.sandbox_check is None:
         ctx.sandbox_check = check_sandbox(ctx.task.task.backend, ctx.pool, ctx.run.work_dir(SANDBOX_CHECK_FOLDER))
-        ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step,
-                              workdir=f"work/{SANDBOX_CHECK_FOLDER}", summary=ctx.sandbox_check.describe())
+        ctx.transcript.append(EventType.SANDBOX_RUN, node="programming_verify", step=step, program="sandbox probe",
+                              summary=f"sandbox probe: {ctx.sandbox_check.describe()}")
     if ctx.sandbox_check.ok:
         return None
     return f"the sandbox cannot run this backend's programs here, so no script was judged: {ctx.sandbox_check.cause}"

@@ -121,7 +121,7 @@ def _importable_here(module: str) -> bool:
 
 def check_sandbox(backend: str, pool: SandboxPool, folder: Path) -> SandboxCheck:
     """Send one probe program of ``backend`` through ``pool`` (warm when the pool's warm root holds
-    ``folder``); what it found."""
+    ``folder``, which is removed afterwards); what it found."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     (folder / PROBE_FILE).write_text(PROBE.format(folders=needed_folders(), modules=_modules(backend),
@@ -133,5 +133,6 @@ def check_sandbox(backend: str, pool: SandboxPool, folder: Path) -> SandboxCheck
         report = json.loads((folder / REPORT_FILE).read_text())
     except (OSError, ValueError):
         report = None
+    shutil.rmtree(folder, ignore_errors=True)  # it names this machine's folders; the check's finding is returned
     return SandboxCheck(backend, warm, time.monotonic() - started, _cause(report, result.stderr, result.summary()),
                         pool.warm_unavailable)
