@@ -2,7 +2,8 @@
 
 Stricter than a single certificate's rule: a reproduction is certified only when no stage failed,
 no stage left an obligation unbuilt or errored, and every stage either certified or was entirely
-not applicable.  So a placeholder can never let a run through.
+not applicable (a guard that did not fail, such as provenance, counts as nothing either way).  So a placeholder
+can never let a run through.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 A unit test of an element function runs for milliseconds after its interpreter has spent 1.5 s (tenpy) to
 5.5 s (netket/jax) importing the backend.  A warm worker (verifiers/warm_zygote.py) is a sandboxed
 interpreter that has imported the backend and gives each program a fresh, isolated copy of itself: a
-forked child with its own folder, /tmp, network, IPC and PID namespaces and no capabilities, under the
-program's own limits.  Fork copies only the calling thread, so a worker preloads only what starts no thread
+forked child with a fresh root of its own (its folder, /tmp, /dev), network, IPC and PID namespaces and no
+capabilities, under the program's own limits and its provenance hook, whose record the worker sends back
+with the program's status.  Fork copies only the calling thread, so a worker preloads only what starts no thread
 (measured, and asserted by tests/verifiers/test_warm_pool.py): all of tenpy, qiskit and pyscf, but for
 netket only its dependencies (jax, flax, optax, numba: 10 of its 15 s on a busy machine), since netket's
 own import starts sixteen threads.
