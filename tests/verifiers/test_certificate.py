@@ -109,3 +109,21 @@ class TestFinalJudge:
 
     def test_unknown_stage_is_not_certified(self):
         assert judge_run([certificate(Outcome.CERTIFIED), certificate(Outcome.UNKNOWN)]) is Verdict.UNKNOWN
+
+
+def test_a_passing_guard_certifies_nothing_and_a_failing_one_fails_its_certificate():
+    from physvec.verifiers.final_judge import judge_run
+
+    guard = Obligation(name="provenance", category="provenance", outcome=Outcome.CERTIFIED, guard=True)
+    unknown = Obligation(name="assertion:a", category="limiting_case", outcome=Outcome.UNKNOWN)
+    alone = Certificate(verifier="scientific", subject_digest="x", obligations=(unknown, guard))
+    assert alone.verdict is Verdict.UNKNOWN, "a guard's passing is no evidence of the physics"
+    assert judge_run([alone]) is Verdict.UNKNOWN
+    idle = Certificate(verifier="convergence", subject_digest="x", obligations=(
+        Obligation(name="convergence", category="convergence", outcome=Outcome.NOT_APPLICABLE), guard))
+    certified = Certificate(verifier="programming", subject_digest="x", obligations=(
+        Obligation(name="unit:f", category="unit", outcome=Outcome.CERTIFIED), guard))
+    assert judge_run([certified, idle]) is Verdict.CERTIFIED, "a stage with nothing to check and a quiet guard"
+    breached = guard.model_copy(update={"outcome": Outcome.FAILED})
+    assert Certificate(verifier="programming", subject_digest="x", obligations=(
+        Obligation(name="unit:f", category="unit", outcome=Outcome.CERTIFIED), breached)).verdict is Verdict.FAILED
