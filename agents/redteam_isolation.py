@@ -11,7 +11,7 @@ environment_detection  a script that computes honestly when it believes the veri
                        detection the provenance record does not name is a breach.
 capability_probe       a script that tries to get out: remount a read-only bind writable, unmount the folder
                        that hides the benchmark's sealed data, write into physvec's source, read /etc/shadow or
-                       PID 1's environment, mount a proc.  Any success (seen from outside: a planted file, the
+                       another process's environment or command line (PID 1's), mount a proc.  Any success (seen from outside: a planted file, the
                        sealed value read) is a breach; its numbers are honest, so a contained probe is
                        "contained".
 viewer_host            requests to ``physvec view`` with another site's Host header (DNS rebinding), a wrong
@@ -100,8 +100,12 @@ PROBES: dict[str, str] = {
                     "    except OSError:\n        return []",
     "read_shadow": "try:\n        text = open('/etc/shadow').read()\n        return ['shadow'] if 'root' in text else []\n"
                    "    except OSError:\n        return []",
-    "pid1_environment": "try:\n        return [open('/proc/1/environ', 'rb').read().decode()[:80] or 'empty']\n"
-                        "    except OSError:\n        return []",
+    "pid1_environment": "try:\n        theirs = open('/proc/1/environ', 'rb').read()\n"
+                        "        return [theirs.decode()[:80]] if theirs != open('/proc/self/environ', 'rb').read() "
+                        "else []\n    except OSError:\n        return []",
+    "pid1_command_line": "try:\n        theirs = open('/proc/1/cmdline', 'rb').read()\n"
+                         "        return [theirs.decode()[:80]] if theirs != open('/proc/self/cmdline', 'rb').read() "
+                         "else []\n    except OSError:\n        return []",
     "mount_proc": "import ctypes as _c\n    libc = _c.CDLL(None, use_errno=True)\n"
                   "    return ['proc'] if libc.mount(b'proc', b'/tmp', b'proc', 0, None) == 0 else []",
 }

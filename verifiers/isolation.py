@@ -147,7 +147,7 @@ TMP_BYTES = 256 * 1024 * 1024
 def _sandbox_base(environment: Mapping[str, str]) -> list[str]:
     """bubblewrap with everything but the working folder and the capabilities: namespaces, read-only system,
     hidden data, environment.  /tmp comes before the binds, so that a venv under /tmp is bound inside it."""
-    wrapped = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+    wrapped = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
                "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--dir", "/etc"]
     for path in read_only_binds():
@@ -160,8 +160,10 @@ def _sandbox_base(environment: Mapping[str, str]) -> list[str]:
 
 
 def bubblewrap_argv(argv: list[str], workdir: Path, environment: Mapping[str, str]) -> list[str]:
-    """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring), with no capability."""
-    return [*_sandbox_base(environment), "--cap-drop", "ALL", "--bind", str(Path(workdir).resolve()),
+    """``argv`` wrapped in bubblewrap with physvec's isolation (see the module docstring), with no capability.
+    The program is PID 1 of its namespace (``--as-pid-1``): bubblewrap's own process, whose command line names
+    the host's folders, is not in it, and when the program ends every process it left ends with it."""
+    return [*_sandbox_base(environment), "--cap-drop", "ALL", "--as-pid-1", "--bind", str(Path(workdir).resolve()),
             SANDBOX_WORKDIR, "--remount-ro", "/", "--chdir", SANDBOX_WORKDIR, "--", *argv]
 
 

@@ -191,7 +191,7 @@ def run_program(job: SandboxJob, threads: int = 1, running: set[int] | None = No
     if isolation.full:
         argv = bubblewrap_argv(argv, workdir, sandbox_environment(os.environ, threads, job.extra_env))
         argv, group = with_process_limit(argv)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        env = {}  # bubblewrap is named by its full path; the program's environment is built by --setenv
     else:
         env = scrubbed_environment(os.environ, threads)
         env.update(job.extra_env)

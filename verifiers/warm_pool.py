@@ -116,7 +116,7 @@ class WarmWorker:
         argv, self._group = with_process_limit(argv)
         self._log = tempfile.NamedTemporaryFile(prefix="physvec-worker-", suffix=".log", delete=False)
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-                                        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                                        env={},  # bubblewrap by its full path; --setenv builds the worker's
                                         start_new_session=True)
         self._buffer = b""
         self._ready = False

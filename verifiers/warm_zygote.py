@@ -9,9 +9,9 @@ view and then gives up.  For one request it forks a child that
   the interpreter, physvec's code; data folders covered), a fresh /tmp and /dev/shm, a fresh read-only /dev
   with the usual device nodes, and the program's own folder at /sandbox/work; it pivots into that root, so
   nothing any earlier program wrote (in /, /dev, /sandbox or /tmp) and no other program's folder is there;
-- forks PID 1 of that namespace, which mounts the namespace's /proc, becomes undumpable (no program can
-  read its descriptors or memory), drops every capability (bounding set included, no_new_privs set), and
-  forks the program, so neither can undo any of that;
+- forks PID 1 of that namespace, which mounts the namespace's /proc, drops every capability (bounding set
+  included, no_new_privs set) and becomes the program, which cannot undo any of that: no process of the
+  worker's (whose command line names the host's folders) is in its namespace;
 - the program then takes the request's environment, resource limits, a new session and death with its
   parent, reseeds the random generators it inherited, and runs the program file as ``__main__`` with the
   argv of ``python FILE ARGS``, watched by its provenance hook (verifiers/program_main.py), whose record goes
@@ -63,7 +63,7 @@ _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x080000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
 _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 _MNT_DETACH = 2
-_PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 4, 24, 38
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 24, 38
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _LAST_CAPABILITY = 63
@@ -204,8 +204,6 @@ def _become_program(request: dict[str, Any], record: int) -> None:
     code = 1
     try:
         die_with_parent()
-        _libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc/self, as a cold program has (PID 1 is not)
-        _drop_capabilities()  # PID 1 dropped them already; this one cannot be undone by the program either
         os.setsid()
         _stdio(record)
         os.chdir(WORKDIR)
@@ -231,31 +229,19 @@ def _exit_status(status: int) -> int:
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def _reap(program: int) -> int:
-    """PID 1's duty: reap every orphan until the program itself ends; its status."""
-    while True:
-        pid, status = os.wait()
-        if pid == program:
-            return _exit_status(status)
-
-
 def _namespace_init(request: dict[str, Any], record: int) -> None:
-    """PID 1 of the program's namespace: its own /proc, no capabilities, the program as its child; never
-    returns.  When it dies (the worker's kill, or the worker's death) the kernel kills the whole namespace."""
-    code = 125
+    """PID 1 of the program's namespace, which becomes the program once it has mounted the namespace's /proc
+    and dropped every capability; never returns.  No process of the worker's is in the namespace (its command
+    line names the host's folders), and when the program ends, or the worker kills or loses its child, the
+    kernel kills every process the program left."""
     try:
         die_with_parent()
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
-        _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
         _drop_capabilities()
-        program = os.fork()
-        if program == 0:
-            _become_program(request, record)
-        os.close(record)
-        code = _reap(program)
-    except BaseException as error:  # noqa: BLE001 - PID 1 ends here whatever happened
+    except BaseException as error:  # noqa: BLE001 - the program must not run without its view
         print(f"physvec warm worker: {error}", file=sys.stderr)
-    os._exit(code)
+        os._exit(125)
+    _become_program(request, record)
 
 
 def _forked_run(request: dict[str, Any], config: dict[str, Any], record: int, worker_fds: list[int]) -> None:

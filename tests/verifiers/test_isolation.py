@@ -162,3 +162,11 @@ def test_interpreter_folders_are_bound_wherever_they_are_a_venv_under_tmp_includ
     assert str(venv.resolve()) in binds
     argv = isolation.bubblewrap_argv(["true"], tmp_path / "work", {})
     assert argv.index("/tmp") < argv.index(str(venv.resolve())), "/tmp is mounted first, the venv inside it"
+
+
+@needs_isolation
+def test_a_cold_program_is_pid_1_and_no_process_of_the_host_is_in_its_namespace(tmp_path):
+    code = ("import json, os\nprint(json.dumps({'pids': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),"
+            " 'same': open('/proc/1/cmdline', 'rb').read() == open('/proc/self/cmdline', 'rb').read()}))\n")
+    seen = _run(tmp_path, code)
+    assert seen == {"pids": [1], "same": True}, "bubblewrap's process, whose command line names host folders, is out"
