@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from physvec.agents.library_proposer import SpecNotCovered, compose_script
+from physvec.verifiers.library.composer import SpecNotCovered, compose_script
 from physvec.agents.paper import read_paper_text
 from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
 from physvec.agents.prompts import (

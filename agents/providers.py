@@ -6,7 +6,7 @@
     replay:<run dir>    the replies recorded in a run's transcript, served in order
     scripted:<file>     replies written as test fixtures, served in order
     library             no language model at all: the library proposer composes the script from
-                        verified library functions (agents/library_proposer.py); nothing asks it anything
+                        verified library functions (verifiers/library/composer.py); nothing asks it anything
 
 Scripted and replayed models are not language models: they stand in for one in tests and when
 re-verifying an archived run, and they say so in their type name.

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from physvec.agents.library_proposer import compose_script
+from physvec.verifiers.library.composer import compose_script
 from physvec.campaigns.executor import Executor, LocalExecutor
 from physvec.campaigns.progress import CampaignProgress
 from physvec.campaigns.trials import raise_first_failure, run_trials

@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import Field, ValidationError
 
 from physvec.taskfiles.base import StrictModel, Tolerances
-from physvec.agents.library_proposer import library_problem
+from physvec.verifiers.library.composer import library_problem
 from physvec.qmp_bench.campaign import TrialRecord
 from physvec.qmp_bench.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
 from physvec.qmp_bench.independent.quench import domain_wall_magnetizations

@@ -71,7 +71,7 @@ def _bad_input(message: str) -> int:
 
 def reproduce_main(argv: list[str] | None = None) -> int:
     arguments = _reproduce_parser().parse_args(argv)
-    from physvec.agents.library_proposer import library_problem
+    from physvec.verifiers.library.composer import library_problem
     from physvec.agents.model_client import RetryPolicy
     from physvec.agents.preflight import ProviderUnreachable
     from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model

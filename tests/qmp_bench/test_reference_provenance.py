@@ -15,7 +15,7 @@ from contextlib import closing
 
 import pytest
 
-from physvec.agents.library_proposer import compose_script
+from physvec.verifiers.library.composer import compose_script
 from physvec.qmp_bench.catalogue import bench_tasks
 from physvec.taskfiles.loading import load_task
 from physvec.verifiers.programming.contract import analyse_script

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from physvec.agents.library_proposer import library_problem
+from physvec.verifiers.library.composer import library_problem
 from physvec.taskfiles.loading import load_task
 from physvec.qmp_bench.catalogue import TOPIC_BACKENDS, bench_tasks
 from physvec.qmp_bench.provenance import INDEPENDENT, stored_values

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from physvec.agents.library_proposer import compose_script, library_problem
+from physvec.verifiers.library.composer import compose_script, library_problem
 from physvec.cli.qmp_bench import main as qmp_bench_main
 from physvec.qmp_bench.campaign import Campaign
 from physvec.qmp_bench.upstream import OVERLAYS_ROOT, compile_task, read_upstream, status_rows

@@ -1,9 +1,11 @@
-"""The library proposer: a structured script composed from verified library functions, with no model.
+"""A structured script composed from verified library functions, with no model.
 
-It reads only the task's spec and backend, never reference data, assertions or the rubric: it finds
-the library pipeline of the spec's model, lattice and method, copies each step function's source,
-writes PARAMS from the spec, one run_ function calling the steps in order, and main() with the
-library's plot.  A spec the library does not cover, or whose parameters do not match what the
+Two users: the library proposer (the model `library`, which writes a task's script without a language
+model) and the Scientific verifier's trusted recomputation (physvec's own value of every observable at the
+task point).  Composition reads only the task's spec and backend, never reference data, assertions, the
+rubric or a script: it finds the library pipeline of the spec's model, lattice and method, copies each step
+function's source, writes PARAMS from the spec, one run_ function calling the steps in order, and main()
+with the library's plot.  A spec the library does not cover, or whose parameters do not match what the
 pipeline reads, is refused with a message that says what the library covers.
 """
 

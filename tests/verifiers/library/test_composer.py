@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from physvec.agents.library_proposer import SpecNotCovered, compose_script, library_problem
+from physvec.verifiers.library.composer import SpecNotCovered, compose_script, library_problem
 from physvec.cli.main import reproduce_main
 from physvec.runstore.store import list_runs
 from physvec.runstore.transcript import EventType, read_events
