@@ -100,8 +100,8 @@ class Rubric(StrictModel):
         return sections
 
 
-def rubric_keys(rubric: Rubric) -> set[str]:
-    """The names the rubric's machine checks on PARAMS read."""
+def rubric_keys(rubric: Rubric, on: Literal["params", "results"] = "params") -> set[str]:
+    """The names the rubric's machine checks on PARAMS (or on the results) read."""
     return {node.id for section in rubric.sections for leaf in section.leaves()
-            if leaf.check and leaf.check_on == "params"
+            if leaf.check and leaf.check_on == on
             for node in ast.walk(parse_check(leaf.check)) if isinstance(node, ast.Name)}

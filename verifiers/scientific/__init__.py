@@ -1,8 +1,10 @@
 """The Scientific verifier: is the script the right physics?
 
 Rubric leaves (machine checks by code, prose by model votes), physical assertions run on the script's
-own functions, and the comparison with reference data form one certificate; convergence ladders form
-another.  Expected values are sealed: no projection of these certificates shows them to a model.
+own functions, the comparison with reference data and the independent evidence of every relied-on
+observable (evidence.py: sealed data or physvec's own recomputation at the task point) form one certificate;
+convergence ladders form another.  Expected values are sealed: no projection of these certificates shows them
+to a model.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.scientific.adapters import AdapterWriter
 from physvec.verifiers.scientific.assertions import assertion_obligations
 from physvec.verifiers.scientific.convergence import convergence_obligations
+from physvec.verifiers.scientific.evidence import evidence_obligations, independent_agreement
 from physvec.verifiers.scientific.integrity import typed_values_obligation
 from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
 from physvec.verifiers.scientific.reference import reference_obligations, suspect_reference
@@ -63,14 +66,18 @@ class ScientificVerifier:
         results = _results(subject)
         rubric, score = grade_rubric(subject.task.rubric, contract.params or {}, results, self.judge,
                                      self.temperatures, subject.task.task.substitutions)
-        # the metamorphic base run goes first: it records every observable the checks rely on, so an assertion
-        # or a convergence rung at the script's own PARAMS reuses it instead of running the script again
+        references = reference_obligations(subject, results)
+        # independent evidence goes first: physvec's recomputation and the script's run at the task point run side
+        # by side, and that run records the whole result, so the metamorphic base run, an assertion or a
+        # convergence rung at the script's own PARAMS reuses it instead of running the script again
+        evidence = evidence_obligations(subject, contract, references)
         metamorphic = self._metamorphic(subject, contract, results)
         obligations = list(rubric)
         if subject.task.assertions is not None:
             obligations += assertion_obligations(subject.script, contract, subject.task.assertions,
                                                  subject.workdir, subject.pool, subject.limits, self.adapter_writer)
-        obligations += reference_obligations(subject, results)
+        obligations += references
+        obligations += evidence
         obligations.append(typed_values_obligation(source, subject.task))
         obligations += metamorphic
         obligations = without_code_evidence(obligations)
@@ -135,8 +142,10 @@ class ConvergenceVerifier:
         source = subject.script.read_text()
         cases = subject.task.task.convergence.cases
         if cases:
-            obligations = convergence_obligations(subject.script, analyse_script(source), cases, subject.workdir,
-                                                  subject.pool, subject.limits)
+            contract, results = analyse_script(source), _results(subject)
+            obligations = convergence_obligations(
+                subject.script, contract, cases, subject.workdir, subject.pool, subject.limits,
+                lambda observable: independent_agreement(subject, contract, observable, results))
         else:
             obligations = [Obligation(name="convergence", category="convergence", outcome=Outcome.NOT_APPLICABLE,
                                       message="the task names no convergence ladder")]

@@ -8,15 +8,18 @@ The ladder's top is the budget.  The script's own PARAMS value must be at least 
 rung the observable settled from, or its results are not converged.
 
 Settling on rungs that agree to the last bit is ambiguous: a parameter already saturated (a bond
-dimension above what a small system needs), or one the script ignores (a fixed bond dimension whatever
-chi_max says).  Then one probe runs at a much coarser value; if even that gives the same bits the
-parameter had no effect, and convergence is unknown with that reason, never certified.  (A script that
-caps the parameter inside a ladder's range still passes the probe: the probe shows the parameter acts,
-not that it acts up to the script's value.)
+dimension above what a small system needs), or one the script ignores or caps (a fixed bond dimension
+whatever chi_max says, or ``min(chi_max, 16)``).  Then one probe runs at a much coarser value.  If even that
+gives the same bits the parameter had no effect; if the bits stop changing at a rung below the script's own
+value, the parameter stopped acting there.  Either way the ladder cannot decide, and the value at the task
+point does: certified when it agrees with an independent value (sealed reference data or physvec's
+recomputation, evidence.py), failed when it disagrees, unknown without one.  A rung or a probe that
+produced nothing is never ignored: failed when the script raised, unknown when the run died.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +104,43 @@ def probe_value(case: ConvergenceCase, current: Any) -> Any:
     return _rung_value(coarse, current)
 
 
-def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed], probe: Observed | None = None
-           ) -> Obligation:
+Independent = Callable[[str], "Outcome | None"]
+"""observable -> whether it agrees with an independent value at the task point (evidence.independent_agreement):
+CERTIFIED, FAILED, or None when there is no independent value."""
+
+
+def _failed_run(name: str, evidence: dict[str, Any], what: str, result: Observed) -> Obligation:
+    """A rung or probe that produced nothing: the script's fault when it raised, undecided when it died (a
+    limit or the sandbox stopped it); never ignored."""
+    if result.died:
+        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message=f"the run at {what} produced nothing, so convergence cannot be judged: "
+                                  f"{result.error}")
+    return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
+                      message=f"the run at {what} failed: {result.error}")
+
+
+def _by_independent_value(name: str, evidence: dict[str, Any], case: ConvergenceCase, undecided: str,
+                          independent: Independent | None) -> Obligation:
+    """A ladder that cannot decide (``undecided`` says why) decided by the value at the task point: certified
+    when it agrees with an independent value, failed when it disagrees, unknown without one."""
+    agreement = independent(case.observable) if independent is not None else None
+    evidence["independent_value"] = agreement.value if agreement is not None else None
+    if agreement is Outcome.CERTIFIED:
+        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.CERTIFIED, evidence=evidence,
+                          message=f"{undecided}; at the task point {case.observable} agrees with an independent "
+                                  "value")
+    if agreement is Outcome.FAILED:
+        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
+                          message=f"{undecided}; at the task point {case.observable} disagrees with an "
+                                  "independent value")
+    return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
+                      message=f"{undecided}, and there is no independent value at the task point, so convergence "
+                              "in it cannot be judged")
+
+
+def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed], probe: Observed | None = None,
+           independent: Independent | None = None) -> Obligation:
     name = f"convergence:{case.parameter}"
     converged_at = _settled_at(case, observed)
     table = [{"value": result.run.overrides[case.parameter], "observed": result.value if result.ok else None,
@@ -112,27 +150,32 @@ def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed], p
              for rung, result in enumerate(observed)]
     evidence = {"observable": case.observable, "tolerance": case.tolerance, "script_value": script_value,
                 "table": table, "rungs_not_run": [_rung_value(v, script_value) for v in case.ladder[len(observed):]]}
-    failed_runs = [row for row in table if row["error"]]
-    if failed_runs:
-        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
-                          message=f"the run at {case.parameter} = {failed_runs[0]['value']} failed: "
-                                  f"{failed_runs[0]['error']}")
+    failed = next((result for result in observed if not result.ok), None)
+    if failed is not None:
+        return _failed_run(name, evidence, f"{case.parameter} = {failed.run.overrides[case.parameter]}", failed)
     if converged_at is None:
         return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
                           message=f"{case.observable} still changes by more than {case.tolerance} at the top of "
                                   f"the {case.parameter} ladder")
-    if probe is not None:
-        evidence["probe"] = {"value": probe.run.overrides[case.parameter],
-                             "observed": probe.value if probe.ok else None, "error": probe.error or None}
-        if probe.ok and _change(observed[0].value, probe.value) == 0.0:
-            return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
-                              message=f"{case.parameter} has no effect: every rung and even {case.parameter} = "
-                                      f"{evidence['probe']['value']} give the same {case.observable} to the last "
-                                      "bit, so convergence in it cannot be judged")
     needed = table[converged_at - 1]["value"]
     increasing = case.ladder[-1] > case.ladder[0]
-    accurate_enough = script_value >= needed if increasing else script_value <= needed
     evidence["converged_from"] = needed
+    if probe is not None:
+        probed = probe.run.overrides[case.parameter]
+        evidence["probe"] = {"value": probed, "observed": probe.value if probe.ok else None,
+                             "error": probe.error or None}
+        if not probe.ok:
+            return _failed_run(name, evidence, f"the coarse probe {case.parameter} = {probed}", probe)
+        if _change(observed[0].value, probe.value) == 0.0:
+            return _by_independent_value(name, evidence, case, f"{case.parameter} has no effect: every rung and "
+                                         f"even {case.parameter} = {probed} give the same {case.observable} to the "
+                                         "last bit", independent)
+        below_script = needed < script_value if increasing else needed > script_value
+        if below_script:
+            return _by_independent_value(name, evidence, case, f"{case.parameter} stops acting at {needed}, below "
+                                         f"the script's {script_value} (saturated by a small system, or capped "
+                                         "inside the script)", independent)
+    accurate_enough = script_value >= needed if increasing else script_value <= needed
     if not accurate_enough:
         return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
                           message=f"converged from {case.parameter} = {needed}, but the script uses {script_value}")
@@ -141,8 +184,10 @@ def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed], p
 
 
 def convergence_obligations(script: Path, contract: ScriptContract, cases: list[ConvergenceCase], workdir: Path,
-                            pool: SandboxPool, limits: SandboxLimits) -> list[Obligation]:
-    """One obligation per convergence case, in the order of ``cases``."""
+                            pool: SandboxPool, limits: SandboxLimits, independent: Independent | None = None
+                            ) -> list[Obligation]:
+    """One obligation per convergence case, in the order of ``cases``; ``independent`` decides the ladders that
+    settle on identical bits (see _by_independent_value)."""
     params = contract.params or {}
     obligations: dict[int, Obligation] = {}
     planned: list[tuple[int, ConvergenceCase, list[OverrideRun]]] = []
@@ -162,7 +207,7 @@ def convergence_obligations(script: Path, contract: ScriptContract, cases: list[
     climbed = _climb(script, [(case, runs) for _, case, runs in planned], workdir, pool, limits)
     probes = _probes(script, planned, climbed, params, workdir, pool, limits)
     for (index, case, _), observed in zip(planned, climbed):
-        obligations[index] = _judge(case, params[case.parameter], observed, probes.get(index))
+        obligations[index] = _judge(case, params[case.parameter], observed, probes.get(index), independent)
     return [obligations[index] for index in sorted(obligations)]
 
 

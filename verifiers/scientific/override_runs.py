@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from physvec.taskfiles.keypaths import KeyPathError, lookup
 from physvec.verifiers.programming.contract import analyse_script
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool, SandboxResult
 
@@ -53,13 +54,18 @@ class OverrideRun:
 
 @dataclass(frozen=True)
 class Observed:
-    """What one override run produced (``value``) or why it produced nothing (``error``)."""
+    """What one override run produced (``value``) or why it produced nothing (``error``).
+
+    ``died``: the program left no report (a limit or the sandbox stopped it), as against a script that raised:
+    a raise is the script's fault, a death is not evidence against it either way.
+    """
 
     run: OverrideRun
     ok: bool
     value: Any = None
     error: str = ""
     seconds: float | None = None
+    died: bool = False
 
 
 def _program(run: OverrideRun, observables: list[str]) -> str:
@@ -70,7 +76,7 @@ def _program(run: OverrideRun, observables: list[str]) -> str:
 def _observed(run: OverrideRun, report: dict[str, Any] | None, result: SandboxResult | None) -> Observed:
     if report is None:
         died = result.summary() if result is not None else "no result"
-        return Observed(run, False, error=f"the run died: {died}; {result.stderr[-500:] if result else ''}")
+        return Observed(run, False, error=f"the run died: {died}; {result.stderr[-500:] if result else ''}", died=True)
     if not report["ok"]:
         return Observed(run, False, error=report.get("error", ""), seconds=report.get("seconds"))
     if run.observable in report["errors"]:
@@ -104,7 +110,8 @@ def _remembered(key: str, observables: list[str], folder: Path, pool: SandboxPoo
     if key not in _memo:
         return None
     report, ran_in, result = _memo[key]
-    if not set(observables) <= set(report["values"]) | set(report["errors"]):
+    report = _with_paths(report, observables)
+    if report is None:
         return None
     _memo.move_to_end(key)
     folder.mkdir(parents=True, exist_ok=True)
@@ -113,6 +120,23 @@ def _remembered(key: str, observables: list[str], folder: Path, pool: SandboxPoo
                                                   "observables": observables}) + "\n")
     pool.adopt(folder, result)
     return report
+
+
+def _with_paths(report: dict[str, Any], observables: list[str]) -> dict[str, Any] | None:
+    """``report`` holding every observable asked, those it lacks read from the whole result when the call
+    recorded that (the empty key path); None when it cannot answer them all."""
+    missing = [name for name in observables if name not in report["values"] and name not in report["errors"]]
+    if not missing:
+        return report
+    if "" not in report["values"]:
+        return None
+    values, errors = dict(report["values"]), dict(report["errors"])
+    for name in missing:
+        try:
+            values[name] = lookup(report["values"][""], name)
+        except KeyPathError as error:
+            errors[name] = f"{type(error).__name__}: {error}"
+    return {**report, "values": values, "errors": errors}
 
 
 def _remember(key: str, report: dict[str, Any] | None, folder: Path, result: SandboxResult) -> None:

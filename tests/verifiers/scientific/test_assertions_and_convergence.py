@@ -130,12 +130,14 @@ def test_a_crossed_bound_is_reported_without_the_bound(tmp_path):
     assert failed.sealed["bound"] == pytest.approx(-2 - 2 * math.sqrt(2))
 
 
-def converge(tmp_path: Path, source: str) -> object:
+def converge(tmp_path: Path, source: str, independent=None) -> object:
+    """The box's grid ladder; ``independent`` stands for the evidence judge (evidence.independent_agreement):
+    the outcome of the comparison with an independent value at the task point, or None when there is none."""
     script = tmp_path / "box.py"
     script.write_text(source)
     case = ConvergenceCase(parameter="grid", ladder=[16, 32, 64, 128, 256], observable="energy", tolerance=1e-3)
     (obligation,) = convergence_obligations(script, analyse_script(source), [case], tmp_path / "work",
-                                            SandboxPool(cores=2), LIMITS)
+                                            SandboxPool(cores=2), LIMITS, independent)
     return obligation
 
 
@@ -170,20 +172,66 @@ def test_a_script_below_the_converged_rung_is_not_converged(tmp_path):
 
 def test_a_parameter_the_script_ignores_leaves_convergence_unknown(tmp_path):
     # the cheapest fake: a fixed grid whatever PARAMS says gives bit-identical rungs
-    ignored = BOX.replace('return {"energy": observable_lowest(hamiltonian_box(params["grid"]))}',
-                          'return {"energy": observable_lowest(hamiltonian_box(128))}')
-    assert ignored != BOX
-    obligation = converge(tmp_path, ignored)
+    assert IGNORED_GRID != BOX
+    obligation = converge(tmp_path, IGNORED_GRID)
     assert obligation.outcome is Outcome.UNKNOWN and "grid has no effect" in obligation.message
+    assert "no independent value at the task point" in obligation.message
     assert obligation.evidence["probe"]["value"] == 4
 
 
-def test_a_saturated_parameter_whose_probe_moves_still_certifies(tmp_path):
-    # a parameter capped inside the script (min(grid, 40)) saturates above 40: identical rungs, but the coarse
-    # probe at grid = 4 moves, so the parameter is used and the ladder is judged as usual
-    capped = BOX.replace('hamiltonian_box(params["grid"])', 'hamiltonian_box(min(params["grid"], 40))')
-    obligation = converge(tmp_path, capped)
-    assert obligation.outcome is Outcome.CERTIFIED and obligation.evidence["probe"]["value"] == 4
+IGNORED_GRID = BOX.replace('return {"energy": observable_lowest(hamiltonian_box(params["grid"]))}',
+                           'return {"energy": observable_lowest(hamiltonian_box(128))}')
+RUN_BOX = "def run_box(**params: Any) -> dict[str, Any]:\n"
+CAPPED_GRID = BOX.replace('hamiltonian_box(params["grid"])', 'hamiltonian_box(min(params["grid"], 40))')
+
+
+@pytest.mark.parametrize("agreement, outcome", [(Outcome.CERTIFIED, Outcome.CERTIFIED),
+                                                (Outcome.FAILED, Outcome.FAILED)])
+def test_a_parameter_with_no_effect_is_decided_by_an_independent_value_at_the_task_point(tmp_path, agreement,
+                                                                                          outcome):
+    """The minimal-basis SCF case: conv_tol changes no bit of an honest energy; physvec's own value decides."""
+    assert IGNORED_GRID != BOX
+    obligation = converge(tmp_path, IGNORED_GRID, lambda observable: agreement)
+    assert obligation.outcome is outcome and "grid has no effect" in obligation.message
+    assert obligation.evidence["independent_value"] == agreement.value
+
+
+def test_a_parameter_that_stops_acting_below_the_script_s_value_is_capped_or_saturated(tmp_path):
+    """min(grid, 40): the rungs 64 and 128 agree to the last bit while the probe at grid = 4 moves; the script
+    claims grid = 128.  Without an independent value this cannot be told from a small system's saturation."""
+    assert CAPPED_GRID != BOX
+    obligation = converge(tmp_path, CAPPED_GRID)
+    assert obligation.outcome is Outcome.UNKNOWN
+    assert "grid stops acting at 64, below the script's 128" in obligation.message
+    assert obligation.evidence["probe"]["value"] == 4
+
+
+def test_a_capped_parameter_fails_when_the_task_point_disagrees_with_an_independent_value(tmp_path):
+    obligation = converge(tmp_path, CAPPED_GRID, lambda observable: Outcome.FAILED)
+    assert obligation.outcome is Outcome.FAILED and "disagrees with an independent value" in obligation.message
+
+
+def test_a_saturated_parameter_certifies_when_the_task_point_agrees_with_an_independent_value(tmp_path):
+    obligation = converge(tmp_path, CAPPED_GRID, lambda observable: Outcome.CERTIFIED)
+    assert obligation.outcome is Outcome.CERTIFIED and "agrees with an independent value" in obligation.message
+
+
+def test_a_probe_that_raises_fails_convergence(tmp_path):
+    """A crashed probe is evidence: a script that refuses the coarse value hides that the parameter is ignored."""
+    refusing = IGNORED_GRID.replace(RUN_BOX, RUN_BOX + "    if params['grid'] < 16:\n"
+                                    "        raise ValueError('grid too coarse')\n")
+    assert refusing != IGNORED_GRID
+    obligation = converge(tmp_path, refusing, lambda observable: Outcome.CERTIFIED)
+    assert obligation.outcome is Outcome.FAILED
+    assert "coarse probe grid = 4 failed" in obligation.message and "ValueError" in obligation.message
+
+
+def test_a_probe_that_dies_leaves_convergence_unknown(tmp_path):
+    dying = IGNORED_GRID.replace(RUN_BOX, RUN_BOX + "    if params['grid'] < 16:\n        import os\n"
+                                 "        os._exit(3)\n")
+    assert dying != IGNORED_GRID
+    obligation = converge(tmp_path, dying, lambda observable: Outcome.CERTIFIED)
+    assert obligation.outcome is Outcome.UNKNOWN and "produced nothing" in obligation.message
 
 
 def test_a_ladder_that_never_settles_fails(tmp_path):

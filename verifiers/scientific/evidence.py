@@ -1,0 +1,216 @@
+"""Independent evidence: every number the task relies on, compared at the task point with a value the script
+could not influence.
+
+A script can be right at every point the checks visit and wrong at the one point the figure shows, so the
+self-consistency checks (limits, assertions at other parameters, metamorphic moves, convergence ladders,
+typed numbers) may fail a run but never certify one on their own.  What certifies an observable is one of:
+
+- **sealed reference data** at the task's parameters (the reference obligations of ``reference.py``);
+- **a trusted recomputation**: physvec composes the verifier library's pipeline for the task's spec
+  (``verifiers/library/composer.py``, from verified functions and the spec alone, never from the script),
+  runs it at the spec's parameters, runs the script's own run_ function at those same parameters, and
+  compares the two.
+
+One obligation per relied-on observable (reference curves, the spec's observables, convergence ladders'
+observables, results named by the rubric) names its evidence; an observable with none is unknown with the
+reason, so the run is unknown.  Recomputed values are answers, so they live in sealed evidence only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from physvec.taskfiles.keypaths import KeyPathError, lookup
+from physvec.taskfiles.rubric import rubric_keys
+from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.finite import as_float_array
+from physvec.verifiers.library.composer import SpecNotCovered, compose_script
+from physvec.verifiers.programming.contract import ScriptContract
+from physvec.verifiers.protocol import Subject
+from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, observe
+from physvec.verifiers.scientific.reference import reference_obligations
+
+EVIDENCE = "evidence"
+SEALED_REFERENCE = "sealed_reference"
+TRUSTED_RECOMPUTATION = "trusted_recomputation"
+TRUSTED_PROGRAM = "trusted_library.py"
+"""The composed library script, written beside the stage's check folders (its runs are memoised per run)."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+
+RECOMPUTATION_TOLERANCE: dict[str, Tolerance] = {
+    "dmrg": Tolerance(rtol=1e-5, atol=1e-6),
+    "rhf": Tolerance(rtol=1e-6, atol=1e-6),
+    "rks": Tolerance(rtol=1e-6, atol=1e-6),
+    "trotter": Tolerance(rtol=1e-6, atol=1e-8),
+    "vqe": Tolerance(rtol=1e-4, atol=1e-5),
+    "vmc_rbm": Tolerance(rtol=0.05, atol=0.05),
+    "vmc_rbm_sr": Tolerance(rtol=0.05, atol=0.05),
+}
+"""How close the script's value must come to physvec's recomputation at the same parameters, per method (see
+tolerance_for): DMRG and SCF agree to their truncation and convergence thresholds, a statevector product
+formula at the same steps to rounding, a VQE to its optimiser's tolerance, and Monte Carlo energies only to
+their statistical error.  One place, so that a reader can see every tolerance the evidence rule uses."""
+DEFAULT_TOLERANCE = Tolerance(rtol=1e-6, atol=1e-8)
+
+
+@dataclass(frozen=True)
+class Recomputation:
+    """physvec's values at the task point with the script's values there, or why there are none."""
+
+    trusted: dict[str, Observed]
+    script: dict[str, Observed]
+    point: dict[str, Any]
+    pipeline: str = ""
+    missing: str = ""
+    """why no comparison can be made (no spec, a spec the library does not cover, PARAMS without the spec's
+    parameters); empty when there is one"""
+
+
+def relied_observables(subject: Subject) -> list[str]:
+    """Key paths of every result the task relies on at its own point, the reference's first."""
+    task = subject.task.task
+    names = [name for name, _ in task.reference.compared()] if task.reference else []
+    names += task.spec.observables if task.spec else []
+    names += [case.observable for case in task.convergence.cases]
+    names += sorted(rubric_keys(subject.task.rubric, on="results")) if subject.task.rubric else []
+    return list(dict.fromkeys(names))
+
+
+def _covers(observable: str, compared: str) -> bool:
+    """A comparison of ``compared`` covers ``observable`` when it is the same key path or one above it."""
+    return observable == compared or observable.startswith(compared + ".")
+
+
+def _run_at_task_point(subject: Subject, contract: ScriptContract) -> str | None:
+    spec = subject.task.task.spec
+    if spec is not None and spec.run in contract.runs:
+        return spec.run
+    return next(iter(contract.runs)) if len(contract.runs) == 1 else None
+
+
+def recompute(subject: Subject, contract: ScriptContract, observables: list[str]) -> Recomputation:
+    """Run the library's pipeline for the task's spec and the script's run_ function at the spec's parameters,
+    one parallel batch, each observable recorded from both (every call memoised for the rest of the run)."""
+    spec, backend = subject.task.task.spec, subject.task.task.backend
+    if spec is None:
+        return Recomputation({}, {}, {}, missing="the task has no spec, so physvec cannot recompute its values")
+    try:
+        proposal = compose_script(spec, backend)
+    except SpecNotCovered as error:
+        return Recomputation({}, {}, dict(spec.parameters), missing=f"physvec cannot recompute them: {error}")
+    params = contract.params or {}
+    run = _run_at_task_point(subject, contract)
+    absent = [name for name in spec.parameters if name not in params]
+    if run is None or absent:
+        why = (f"PARAMS has no {', '.join(absent)}" if absent
+               else "the script has several run_ functions and the spec names none of them")
+        return Recomputation({}, {}, dict(spec.parameters), proposal.pipeline,
+                             missing=f"the script cannot be run at the task's parameters: {why}")
+    program = subject.workdir / TRUSTED_PROGRAM
+    subject.workdir.mkdir(parents=True, exist_ok=True)
+    program.write_text(proposal.script)
+    trusted_run = spec.run or f"run_{proposal.pipeline}"
+    trusted = [OverrideRun("trusted-recomputation", trusted_run, name, {}, program=program) for name in observables]
+    # the whole result too: the metamorphic checks' base run at PARAMS is then this very call, served from memory
+    script = [OverrideRun("evidence-script", run, name, dict(spec.parameters)) for name in ["", *observables]]
+    observed = observe(subject.script, trusted + script, subject.workdir, subject.pool, subject.limits)
+    return Recomputation(dict(zip(observables, observed[:len(trusted)])),
+                         dict(zip(observables, observed[len(trusted) + 1:])), dict(spec.parameters),
+                         proposal.pipeline)
+
+
+def tolerance_for(subject: Subject, observable: str) -> Tolerance:
+    """How close the script's value must come to physvec's at the same parameters: the method's recomputation
+    tolerance, its absolute part widened to the task's convergence tolerance for the observable (two honest
+    runs, each converged to that tolerance, may differ by it).  A reference's tolerance says how precisely the
+    paper's numbers are known, not how closely two computations at one point agree, so it plays no part."""
+    task = subject.task.task
+    method = RECOMPUTATION_TOLERANCE.get(task.spec.method if task.spec else "", DEFAULT_TOLERANCE)
+    ladders = [case.tolerance for case in task.convergence.cases if _covers(observable, case.observable)]
+    return Tolerance(rtol=method.rtol, atol=max([method.atol, *ladders]))
+
+
+def _compared_with_recomputation(subject: Subject, observable: str, recomputation: Recomputation
+                                 ) -> tuple[Outcome, str, dict[str, Any], dict[str, Any]]:
+    """(outcome, message, evidence, sealed) of the script's value against physvec's, at the task point."""
+    trusted, script = recomputation.trusted.get(observable), recomputation.script.get(observable)
+    where = {"point": recomputation.point, "pipeline": recomputation.pipeline}
+    if trusted is None or script is None:
+        return Outcome.UNKNOWN, recomputation.missing, where, {}
+    if not trusted.ok:
+        return (Outcome.UNKNOWN, f"physvec's recomputation gave no {observable}: {trusted.error[:300]}", where,
+                {})
+    if not script.ok:
+        outcome = Outcome.UNKNOWN if script.died else Outcome.FAILED
+        return outcome, f"the script's run at the task's parameters failed: {script.error[:300]}", where, {}
+    tolerance = tolerance_for(subject, observable)
+    got, want = as_float_array(script.value), as_float_array(trusted.value)
+    evidence = {**where, "observed": script.value, "rtol": tolerance.rtol, "atol": tolerance.atol}
+    if got is None or want is None:
+        return Outcome.UNKNOWN, f"{observable} is not numeric, so it cannot be compared", evidence, {}
+    sealed = {"recomputed": trusted.value}
+    if got.shape != want.shape:
+        return (Outcome.FAILED, f"shape {got.shape} differs from physvec's recomputation at the task's parameters",
+                evidence, sealed)
+    close = np.isclose(got, want, rtol=tolerance.rtol, atol=tolerance.atol)
+    if bool(np.all(close)):
+        return Outcome.CERTIFIED, f"agrees with physvec's recomputation ({recomputation.pipeline})", evidence, sealed
+    return (Outcome.FAILED, f"{int(np.sum(~close))} of {close.size} values differ from physvec's recomputation "
+            f"({recomputation.pipeline}) at the task's parameters", evidence, sealed)
+
+
+def _reference_outcome(observable: str, references: list[Obligation]) -> Obligation | None:
+    return next((o for o in references if _covers(observable, o.name.removeprefix("reference:"))), None)
+
+
+def evidence_obligation(subject: Subject, observable: str, references: list[Obligation],
+                        recomputation: Recomputation) -> Obligation:
+    """Which independent values ``observable`` was compared with at the task point, and whether it agreed."""
+    kinds: dict[str, str] = {}
+    reference = _reference_outcome(observable, references)
+    if reference is not None:
+        kinds[SEALED_REFERENCE] = reference.outcome.value
+    outcome, message, evidence, sealed = _compared_with_recomputation(subject, observable, recomputation)
+    if outcome is not Outcome.UNKNOWN or observable in recomputation.trusted:
+        kinds[TRUSTED_RECOMPUTATION] = outcome.value
+    name = f"{EVIDENCE}:{observable}"
+    evidence = {"kinds": kinds, **evidence}
+    if Outcome.FAILED.value in kinds.values():
+        failed = [kind for kind, result in kinds.items() if result == Outcome.FAILED.value]
+        text = message if TRUSTED_RECOMPUTATION in failed else "disagrees with the sealed reference data"
+        return Obligation(name=name, category=EVIDENCE, outcome=Outcome.FAILED, message=text, evidence=evidence,
+                          sealed=sealed)
+    certified = [kind for kind, result in kinds.items() if result == Outcome.CERTIFIED.value]
+    if certified:
+        said = {SEALED_REFERENCE: "sealed reference data", TRUSTED_RECOMPUTATION: message}
+        return Obligation(name=name, category=EVIDENCE, outcome=Outcome.CERTIFIED, evidence=evidence, sealed=sealed,
+                          message="independent value at the task point: " + "; ".join(said[k] for k in certified))
+    why = message or recomputation.missing or "the task has no reference data for it"
+    return Obligation(name=name, category=EVIDENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
+                      message=f"no independent value at the task point, only the script's agreement with itself: {why}")
+
+
+def evidence_obligations(subject: Subject, contract: ScriptContract, references: list[Obligation]
+                         ) -> list[Obligation]:
+    """One obligation per relied-on observable; every number the task relies on needs one that certifies."""
+    observables = relied_observables(subject)
+    recomputation = recompute(subject, contract, observables)
+    return [evidence_obligation(subject, name, references, recomputation) for name in observables]
+
+
+def independent_agreement(subject: Subject, contract: ScriptContract, observable: str,
+                          results: dict[str, Any], references: list[Obligation] | None = None) -> Outcome | None:
+    """Whether ``observable`` at the task point agrees with an independent value (CERTIFIED), disagrees
+    (FAILED), or has none (None): the convergence judge's tie-breaker for a ladder that cannot decide."""
+    references = reference_obligations(subject, results, overlay=False) if references is None else references
+    obligation = evidence_obligation(subject, observable, references, recompute(subject, contract, [observable]))
+    return obligation.outcome if obligation.outcome in (Outcome.CERTIFIED, Outcome.FAILED) else None
