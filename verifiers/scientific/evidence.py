@@ -73,6 +73,9 @@ class Recomputation:
     missing: str = ""
     """why no comparison can be made (no spec, a spec the library does not cover, PARAMS without the spec's
     parameters); empty when there is one"""
+    elsewhere: str = ""
+    """the spec's parameters PARAMS sets otherwise (results.json and the figure are then not at the task point,
+    whatever the comparison there says); empty when PARAMS agrees"""
 
 
 def relied_observables(subject: Subject) -> list[str]:
@@ -123,9 +126,11 @@ def recompute(subject: Subject, contract: ScriptContract, observables: list[str]
     # the whole result too: the metamorphic checks' base run at PARAMS is then this very call, served from memory
     script = [OverrideRun("evidence-script", run, name, dict(spec.parameters)) for name in ["", *observables]]
     observed = observe(subject.script, trusted + script, subject.workdir, subject.pool, subject.limits)
+    elsewhere = ", ".join(f"{name} = {params[name]!r}, not {value!r}" for name, value in spec.parameters.items()
+                          if params[name] != value)
     return Recomputation(dict(zip(observables, observed[:len(trusted)])),
                          dict(zip(observables, observed[len(trusted) + 1:])), dict(spec.parameters),
-                         proposal.pipeline)
+                         proposal.pipeline, elsewhere=elsewhere)
 
 
 def tolerance_for(subject: Subject, observable: str) -> Tolerance:
@@ -162,6 +167,10 @@ def _compared_with_recomputation(subject: Subject, observable: str, recomputatio
         return (Outcome.FAILED, f"shape {got.shape} differs from physvec's recomputation at the task's parameters",
                 evidence, sealed)
     close = np.isclose(got, want, rtol=tolerance.rtol, atol=tolerance.atol)
+    if bool(np.all(close)) and recomputation.elsewhere:
+        return (Outcome.UNKNOWN, f"the script's run_ agrees with physvec's recomputation at the task's parameters, "
+                f"but its PARAMS hold {recomputation.elsewhere}: results.json and the figure are not at the task "
+                "point", evidence, sealed)
     if bool(np.all(close)):
         return Outcome.CERTIFIED, f"agrees with physvec's recomputation ({recomputation.pipeline})", evidence, sealed
     return (Outcome.FAILED, f"{int(np.sum(~close))} of {close.size} values differ from physvec's recomputation "

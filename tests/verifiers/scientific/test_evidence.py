@@ -137,6 +137,16 @@ def test_a_script_that_cannot_be_set_to_the_task_s_parameters_has_no_independent
     assert "PARAMS has no steps" in magnetisation.message
 
 
+def test_a_script_whose_params_are_not_the_task_s_shows_no_figure_at_the_task_point(quench_task, tmp_path):
+    """Its run_ is right at the task's parameters, but main() reports another point (20 steps, not 100)."""
+    honest = honest_script(quench_task)
+    elsewhere = honest.replace("'steps': 100", "'steps': 20")
+    assert elsewhere != honest
+    magnetisation = evidence_of(quench_task, elsewhere, tmp_path)["evidence:magnetization"]
+    assert magnetisation.outcome is Outcome.UNKNOWN
+    assert "steps = 20, not 100" in magnetisation.message and "not at the task point" in magnetisation.message
+
+
 def test_a_script_that_raises_at_the_task_point_fails(quench_task, tmp_path):
     honest = honest_script(quench_task)
     raising = honest.replace("    L = state.num_qubits\n", "    raise ValueError('no magnetisation here')\n")
