@@ -59,6 +59,13 @@ def evidence_of(task_file: Path, source: str, tmp_path: Path, results: dict | No
     return {o.name: o for o in evidence_obligations(subject, analyse_script(source), references)}
 
 
+def evidence_of_variant(task_file: Path, old: str, new: str, tmp_path: Path, observable: str) -> Obligation:
+    """The evidence obligation of ``observable`` for the honest script with ``old`` replaced by ``new``."""
+    honest = honest_script(task_file)
+    assert old in honest, f"the library script no longer holds {old!r}"
+    return evidence_of(task_file, honest.replace(old, new), tmp_path)[f"evidence:{observable}"]
+
+
 def test_the_task_relies_on_its_reference_its_spec_its_ladders_and_the_results_its_rubric_names(quench_task):
     task = load_task(quench_task)
     subject = Subject(script=quench_task, task=task, pool=SandboxPool(), limits=SandboxLimits(),
@@ -79,27 +86,21 @@ def test_an_honest_script_agrees_with_physvec_s_recomputation_on_every_relied_ob
 
 def test_the_edge_site_s_magnetisation_is_not_the_chain_s(quench_task, tmp_path):
     """The red team's first class: an observable with no reference value, which moves and fits every limit."""
-    honest = honest_script(quench_task)
-    assert AVERAGE_MAGNETISATION in honest
-    wrong = evidence_of(quench_task, honest.replace(AVERAGE_MAGNETISATION, EDGE_MAGNETISATION), tmp_path)
-    magnetisation = wrong["evidence:magnetization"]
+    magnetisation = evidence_of_variant(quench_task, AVERAGE_MAGNETISATION, EDGE_MAGNETISATION, tmp_path,
+                                        "magnetization")
     assert magnetisation.outcome is Outcome.FAILED
     assert "differ from physvec's recomputation" in magnetisation.message
 
 
 def test_a_fixed_circuit_depth_is_seen_at_the_task_point(quench_task, tmp_path):
     """An energy from a fixed 25-step circuit, whatever `steps` says: wrong only by its Trotter error."""
-    honest = honest_script(quench_task)
-    wrong = honest.replace("steps=params['steps']", "steps=25")
-    assert wrong != honest
-    assert evidence_of(quench_task, wrong, tmp_path)["evidence:energy"].evidence["kinds"][TRUSTED_RECOMPUTATION] \
-        == "failed"
+    energy = evidence_of_variant(quench_task, "steps=params['steps']", "steps=25", tmp_path, "energy")
+    assert energy.evidence["kinds"][TRUSTED_RECOMPUTATION] == "failed"
 
 
 def test_the_recomputed_value_is_sealed(quench_task, tmp_path):
-    honest = honest_script(quench_task)
-    obligation = evidence_of(quench_task, honest.replace(AVERAGE_MAGNETISATION, EDGE_MAGNETISATION),
-                             tmp_path)["evidence:magnetization"]
+    obligation = evidence_of_variant(quench_task, AVERAGE_MAGNETISATION, EDGE_MAGNETISATION, tmp_path,
+                                     "magnetization")
     recomputed = obligation.sealed["recomputed"]
     assert isinstance(recomputed, float)
     assert repr(recomputed)[:8] not in json.dumps(obligation.evidence) + obligation.message
@@ -139,19 +140,14 @@ def test_a_script_that_cannot_be_set_to_the_task_s_parameters_has_no_independent
 
 def test_a_script_whose_params_are_not_the_task_s_shows_no_figure_at_the_task_point(quench_task, tmp_path):
     """Its run_ is right at the task's parameters, but main() reports another point (20 steps, not 100)."""
-    honest = honest_script(quench_task)
-    elsewhere = honest.replace("'steps': 100", "'steps': 20")
-    assert elsewhere != honest
-    magnetisation = evidence_of(quench_task, elsewhere, tmp_path)["evidence:magnetization"]
+    magnetisation = evidence_of_variant(quench_task, "'steps': 100", "'steps': 20", tmp_path, "magnetization")
     assert magnetisation.outcome is Outcome.UNKNOWN
     assert "steps = 20, not 100" in magnetisation.message and "not at the task point" in magnetisation.message
 
 
 def test_a_script_that_raises_at_the_task_point_fails(quench_task, tmp_path):
-    honest = honest_script(quench_task)
-    raising = honest.replace("    L = state.num_qubits\n", "    raise ValueError('no magnetisation here')\n")
-    assert raising != honest
-    magnetisation = evidence_of(quench_task, raising, tmp_path)["evidence:magnetization"]
+    magnetisation = evidence_of_variant(quench_task, "    L = state.num_qubits\n",
+                                        "    raise ValueError('no magnetisation here')\n", tmp_path, "magnetization")
     assert magnetisation.outcome is Outcome.FAILED and "ValueError" in magnetisation.message
 
 
