@@ -282,46 +282,21 @@ class _Recorder:
         return wrapped
 
 
-def _watch_entry_points(entry_points: list[str]) -> dict[str, list[str]]:
-    """Wrap each ``module:attribute`` so a call is recorded; returns {"called": [...], "missing": [...]},
-    filled as the program runs (entry points are wrapped before the script is loaded, so a script that
-    imports them by name gets the wrapped ones)."""
-    import importlib
-
-    recorded: dict[str, list[str]] = {"called": [], "missing": []}
-    for entry in entry_points:
-        module_name, _, path = entry.partition(":")
-        try:
-            owner: Any = importlib.import_module(module_name)
-            *parents, attribute = path.split(".")
-            for part in parents:
-                owner = getattr(owner, part)
-            original = getattr(owner, attribute)
-        except (ImportError, AttributeError):
-            recorded["missing"].append(entry)
-            continue
-
-        def wrapped(*args: Any, _original: Callable[..., Any] = original, _entry: str = entry, **kwargs: Any) -> Any:
-            if _entry not in recorded["called"]:
-                recorded["called"].append(_entry)
-            return _original(*args, **kwargs)
-
-        setattr(owner, attribute, wrapped)
-    return recorded
-
-
 def run_instrumented(script: str, report: str = "integration_report.json", entry_points: list[str] | None = None
                      ) -> None:
     """Execute the script's main() once with every element call recorded (and, given ``entry_points``, every
-    call of the demanded method's backend entry points); then any run_ function that main did not call, with
-    **PARAMS.  The script file itself is executed unmodified."""
+    call of the demanded method's backend entry points: method_trace); then any run_ function that main did not
+    call, with **PARAMS.  The script file itself is executed unmodified."""
     from physvec.verifiers.programming.contract import RUN_PREFIX, element_role
+    from physvec.verifiers.programming.method_trace import watch_entry_points
 
     started = time.monotonic()
     recorder = _Recorder()
     result: dict[str, Any] = {"main": None, "extra_runs": {}}
-    if entry_points:
-        result["method_calls"] = _watch_entry_points(entry_points)
+    phase = {"phase": "main"}
+    if entry_points:  # each method call records the phase, the run_ function and the element function active
+        result["method_calls"] = watch_entry_points(entry_points, lambda: {**phase, "run": (run := recorder.active_run),
+            "element": recorder.calls[run][-1]["function"] if run and recorder.depth else None}, SCRIPT_MODULE)
     try:
         module = _load_script(script)
     except BaseException as error:
@@ -339,6 +314,7 @@ def run_instrumented(script: str, report: str = "integration_report.json", entry
     result["main"] = _attempt(lambda: module.main())
     params = getattr(module, "PARAMS", {})
     for name in [n for n in vars(module) if n.startswith(RUN_PREFIX) and n not in recorder.calls]:
+        phase["phase"] = f"extra:{name}"
         result["extra_runs"][name] = _attempt(lambda: getattr(module, name)(**params))
     _finish(report, result, recorder, started)
 
