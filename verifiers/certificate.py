@@ -50,6 +50,9 @@ class Obligation(BaseModel):
     guard: bool = False
     """A guard can fail its certificate but never certify it: it checks that nothing went wrong (a program that
     looked at its surroundings), not that a number is right, so its passing is no evidence of the physics."""
+    required: bool = False
+    """A required obligation must certify (or not apply) for its certificate to certify: an independent value
+    that is missing makes the whole certificate unknown, whatever else certified (verifiers/scientific/evidence.py)."""
 
 
 def not_implemented(name: str, category: str, why: str) -> Obligation:
@@ -82,13 +85,15 @@ class Certificate(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def verdict(self) -> Verdict:
-        """certified: at least one certified obligation that is not a guard, and none failed; failed: any failed;
-        else unknown."""
+        """certified: at least one certified obligation that is not a guard, none failed and every required one
+        certified or not applicable; failed: any failed; else unknown."""
         outcomes = {obligation.outcome for obligation in self.obligations}
         if self.impossibility is not None:
             return Verdict.IMPOSSIBLE
         if Outcome.FAILED in outcomes:
             return Verdict.FAILED
+        if any(o.required and o.outcome not in (Outcome.CERTIFIED, Outcome.NOT_APPLICABLE) for o in self.obligations):
+            return Verdict.UNKNOWN
         if any(o.outcome is Outcome.CERTIFIED and not o.guard for o in self.obligations):
             return Verdict.CERTIFIED
         return Verdict.UNKNOWN

@@ -127,3 +127,18 @@ def test_a_passing_guard_certifies_nothing_and_a_failing_one_fails_its_certifica
     breached = guard.model_copy(update={"outcome": Outcome.FAILED})
     assert Certificate(verifier="programming", subject_digest="x", obligations=(
         Obligation(name="unit:f", category="unit", outcome=Outcome.CERTIFIED), breached)).verdict is Verdict.FAILED
+
+
+def test_a_required_obligation_that_did_not_certify_leaves_its_certificate_unknown():
+    """The red team's no-spec tasks: every other check certified, the relied-on observable had no independent
+    value, and the certificate must not certify."""
+    checked = Obligation(name="reference:energy", category="reference", outcome=Outcome.CERTIFIED)
+    missing = Obligation(name="evidence:magnetization", category="evidence", outcome=Outcome.UNKNOWN, required=True)
+    assert Certificate(verifier="scientific", subject_digest="x", obligations=(checked, missing)).verdict \
+        is Verdict.UNKNOWN
+    found = missing.model_copy(update={"outcome": Outcome.CERTIFIED})
+    assert Certificate(verifier="scientific", subject_digest="x", obligations=(checked, found)).verdict \
+        is Verdict.CERTIFIED
+    idle = missing.model_copy(update={"outcome": Outcome.NOT_APPLICABLE})
+    assert Certificate(verifier="scientific", subject_digest="x", obligations=(checked, idle)).verdict \
+        is Verdict.CERTIFIED

@@ -196,15 +196,15 @@ def evidence_obligation(subject: Subject, observable: str, references: list[Obli
     if Outcome.FAILED.value in kinds.values():
         failed = [kind for kind, result in kinds.items() if result == Outcome.FAILED.value]
         text = message if TRUSTED_RECOMPUTATION in failed else "disagrees with the sealed reference data"
-        return Obligation(name=name, category=EVIDENCE, outcome=Outcome.FAILED, message=text, evidence=evidence,
+        return Obligation(name=name, category=EVIDENCE, required=True, outcome=Outcome.FAILED, message=text, evidence=evidence,
                           sealed=sealed)
     certified = [kind for kind, result in kinds.items() if result == Outcome.CERTIFIED.value]
     if certified:
         said = {SEALED_REFERENCE: "sealed reference data", TRUSTED_RECOMPUTATION: message}
-        return Obligation(name=name, category=EVIDENCE, outcome=Outcome.CERTIFIED, evidence=evidence, sealed=sealed,
+        return Obligation(name=name, category=EVIDENCE, required=True, outcome=Outcome.CERTIFIED, evidence=evidence, sealed=sealed,
                           message="independent value at the task point: " + "; ".join(said[k] for k in certified))
     why = message or recomputation.missing or "the task has no reference data for it"
-    return Obligation(name=name, category=EVIDENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
+    return Obligation(name=name, category=EVIDENCE, required=True, outcome=Outcome.UNKNOWN, evidence=evidence,
                       message=f"no independent value at the task point, only the script's agreement with itself: {why}")
 
 

@@ -117,6 +117,7 @@ def test_an_observable_without_an_independent_value_is_unknown_and_says_why(tiny
     gap = evidence["evidence:gap"]
     assert gap.outcome is Outcome.UNKNOWN
     assert "no independent value at the task point" in gap.message and "no spec" in gap.message
+    assert gap.required, "an observable without an independent value keeps the whole certificate from certifying"
 
 
 def test_a_reference_covers_every_key_path_below_it(tiny_task, tmp_path):

@@ -89,7 +89,7 @@ def test_a_branch_on_a_word_or_a_short_number_is_not_a_special_case():
 
 
 def test_every_qmp_task_s_reference_script_is_free_of_findings():
-    from physvec.agents.library_proposer import compose_script
+    from physvec.verifiers.library.composer import compose_script
     from physvec.qmp_bench.catalogue import bench_tasks
 
     for bench_task in bench_tasks():
