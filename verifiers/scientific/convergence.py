@@ -126,17 +126,13 @@ def _by_independent_value(name: str, evidence: dict[str, Any], case: Convergence
     when it agrees with an independent value, failed when it disagrees, unknown without one."""
     agreement = independent(case.observable) if independent is not None else None
     evidence["independent_value"] = agreement.value if agreement is not None else None
-    if agreement is Outcome.CERTIFIED:
-        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.CERTIFIED, evidence=evidence,
-                          message=f"{undecided}; at the task point {case.observable} agrees with an independent "
-                                  "value")
-    if agreement is Outcome.FAILED:
-        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
-                          message=f"{undecided}; at the task point {case.observable} disagrees with an "
-                                  "independent value")
-    return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
-                      message=f"{undecided}, and there is no independent value at the task point, so convergence "
-                              "in it cannot be judged")
+    decided = {Outcome.CERTIFIED: f"{undecided}; at the task point {case.observable} agrees with an independent value",
+               Outcome.FAILED: f"{undecided}; at the task point {case.observable} disagrees with an independent value"}
+    if agreement is None:
+        return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
+                          message=f"{undecided}, and there is no independent value at the task point, so "
+                                  "convergence in it cannot be judged")
+    return Obligation(name=name, category=CONVERGENCE, outcome=agreement, evidence=evidence, message=decided[agreement])
 
 
 def _judge(case: ConvergenceCase, script_value: Any, observed: list[Observed], probe: Observed | None = None,

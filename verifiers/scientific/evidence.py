@@ -167,11 +167,12 @@ def _compared_with_recomputation(subject: Subject, observable: str, recomputatio
         return (Outcome.FAILED, f"shape {got.shape} differs from physvec's recomputation at the task's parameters",
                 evidence, sealed)
     close = np.isclose(got, want, rtol=tolerance.rtol, atol=tolerance.atol)
-    if bool(np.all(close)) and recomputation.elsewhere:
+    agrees = bool(np.all(close))
+    if agrees and recomputation.elsewhere:
         return (Outcome.UNKNOWN, f"the script's run_ agrees with physvec's recomputation at the task's parameters, "
                 f"but its PARAMS hold {recomputation.elsewhere}: results.json and the figure are not at the task "
                 "point", evidence, sealed)
-    if bool(np.all(close)):
+    if agrees:
         return Outcome.CERTIFIED, f"agrees with physvec's recomputation ({recomputation.pipeline})", evidence, sealed
     return (Outcome.FAILED, f"{int(np.sum(~close))} of {close.size} values differ from physvec's recomputation "
             f"({recomputation.pipeline}) at the task's parameters", evidence, sealed)
@@ -191,21 +192,21 @@ def evidence_obligation(subject: Subject, observable: str, references: list[Obli
     outcome, message, evidence, sealed = _compared_with_recomputation(subject, observable, recomputation)
     if outcome is not Outcome.UNKNOWN or observable in recomputation.trusted:
         kinds[TRUSTED_RECOMPUTATION] = outcome.value
-    name = f"{EVIDENCE}:{observable}"
-    evidence = {"kinds": kinds, **evidence}
-    if Outcome.FAILED.value in kinds.values():
-        failed = [kind for kind, result in kinds.items() if result == Outcome.FAILED.value]
-        text = message if TRUSTED_RECOMPUTATION in failed else "disagrees with the sealed reference data"
-        return Obligation(name=name, category=EVIDENCE, required=True, outcome=Outcome.FAILED, message=text, evidence=evidence,
-                          sealed=sealed)
+    failed = [kind for kind, result in kinds.items() if result == Outcome.FAILED.value]
     certified = [kind for kind, result in kinds.items() if result == Outcome.CERTIFIED.value]
-    if certified:
+    if failed:
+        verdict = Outcome.FAILED
+        text = message if TRUSTED_RECOMPUTATION in failed else "disagrees with the sealed reference data"
+    elif certified:
         said = {SEALED_REFERENCE: "sealed reference data", TRUSTED_RECOMPUTATION: message}
-        return Obligation(name=name, category=EVIDENCE, required=True, outcome=Outcome.CERTIFIED, evidence=evidence, sealed=sealed,
-                          message="independent value at the task point: " + "; ".join(said[k] for k in certified))
-    why = message or recomputation.missing or "the task has no reference data for it"
-    return Obligation(name=name, category=EVIDENCE, required=True, outcome=Outcome.UNKNOWN, evidence=evidence,
-                      message=f"no independent value at the task point, only the script's agreement with itself: {why}")
+        verdict = Outcome.CERTIFIED
+        text = "independent value at the task point: " + "; ".join(said[kind] for kind in certified)
+    else:
+        why = message or recomputation.missing or "the task has no reference data for it"
+        verdict = Outcome.UNKNOWN
+        text = f"no independent value at the task point, only the script's agreement with itself: {why}"
+    return Obligation(name=f"{EVIDENCE}:{observable}", category=EVIDENCE, outcome=verdict, message=text,
+                      evidence={"kinds": kinds, **evidence}, sealed=sealed, required=True)
 
 
 def evidence_obligations(subject: Subject, contract: ScriptContract, references: list[Obligation]
@@ -217,9 +218,10 @@ def evidence_obligations(subject: Subject, contract: ScriptContract, references:
 
 
 def independent_agreement(subject: Subject, contract: ScriptContract, observable: str,
-                          results: dict[str, Any], references: list[Obligation] | None = None) -> Outcome | None:
+                          results: dict[str, Any]) -> Outcome | None:
     """Whether ``observable`` at the task point agrees with an independent value (CERTIFIED), disagrees
-    (FAILED), or has none (None): the convergence judge's tie-breaker for a ladder that cannot decide."""
-    references = reference_obligations(subject, results, overlay=False) if references is None else references
+    (FAILED), or has none (None): the convergence judge's tie-breaker for a ladder that cannot decide.  Its
+    calls were made by the scientific stage and come from the memo."""
+    references = reference_obligations(subject, results, overlay=False)
     obligation = evidence_obligation(subject, observable, references, recompute(subject, contract, [observable]))
     return obligation.outcome if obligation.outcome in (Outcome.CERTIFIED, Outcome.FAILED) else None
