@@ -14,9 +14,9 @@ number it makes:
   four or more significant digits, or any typed number but zero when two or more parameters are pinned,
   is a finding: a special-cased parameter point.
 
-Folding reaches literals and arithmetic on them, ``float``/``int``/``str`` of them and string joins;
-a number computed at run time from obfuscated bytes is beyond it, and is left to the checks that move
-parameters.  The message names the line, never the sealed value, which stays in sealed evidence.
+Folding reaches literals and arithmetic on them, ``float``/``int``/``str`` of them and string joins.  A number
+decoded at run time from bytes or text (struct, hex floats, base64, numpy buffers) is beyond folding, so the
+decoding itself is a finding (decoded_numbers.py).  The message names the line, never the sealed value, which stays in sealed evidence.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 from physvec.taskfiles.assertions import Bound
 from physvec.taskfiles.loading import LoadedTask
 from physvec.verifiers.certificate import Obligation, Outcome
+from physvec.verifiers.scientific.decoded_numbers import decodings
 
 INTEGRITY = "integrity"
 MIN_SIGNIFICANT_DIGITS = 4
@@ -256,12 +257,17 @@ def typed_values_obligation(source: str, task: LoadedTask) -> Obligation:
                     if _significant_digits(number) >= MIN_SIGNIFICANT_DIGITS
                     for check in sealed if check.matches(number)})
     special = special_cased_points(tree)
-    if not typed and not special:
+    decoded = decodings(tree)
+    if not typed and not special and not decoded:
         return Obligation(name=name, category=INTEGRITY, outcome=Outcome.CERTIFIED,
-                          message="no typed copy of an expected value and no special-cased parameter point")
+                          message="no typed copy of an expected value, no special-cased parameter point and no "
+                                  "number decoded from bytes or text")
     findings = [f"line {line} holds a number equal to a value a check expects" for line, _, _ in typed]
     findings += [f"line {line} returns a typed number when a parameter equals a given value" for line in special]
+    findings += [f"line {decoding.line} {decoding.what}: a number decoded instead of computed"
+                 for decoding in decoded]
+    lines = {line for line, _, _ in typed} | set(special) | {decoding.line for decoding in decoded}
     return Obligation(name=name, category=INTEGRITY, outcome=Outcome.FAILED, message="; ".join(findings),
-                      evidence={"lines": sorted({line for line, _, _ in typed} | set(special))},
+                      evidence={"lines": sorted(lines)},
                       sealed={"matched": [{"line": line, "check": check, "value": value}
                                           for line, check, value in typed]})
