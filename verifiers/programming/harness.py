@@ -130,15 +130,34 @@ def _script_line(error: BaseException) -> int | None:
 
 def run_unit_test(function: Callable[..., Any], role: str, backend: str, script_params: dict[str, Any],
                   report: str = "unit_report.json",
-                  glue: Callable[[dict[str, Any]], dict[str, Any]] | None = None, pipeline: str | None = None) -> None:
+                  glue: Callable[[dict[str, Any]], dict[str, Any]] | None = None, pipeline: str | None = None,
+                  differential: dict[str, Any] | None = None) -> None:
     """Run ``function`` in place of the background step of its role and write the judgement's facts.
 
     Only the steps before its role run: they make its inputs.  Whether later functions can consume
     its output is an interface question that the integration levels answer.  ``glue`` (written by a
     model when the background cannot make an input) adds values to the namespace; it never replaces
     the function under test.  ``pipeline`` names the background to use instead of the one sharing most
-    of the script's PARAMS.
+    of the script's PARAMS.  ``differential`` (a plan of differential.py) adds the differential test: the
+    library function of the same role runs before anything of the script does, the script's function after
+    the unit test, on the same inputs (differential_run).
     """
+    prepared = None
+    if differential is not None:
+        from physvec.verifiers.programming.differential_run import prepare
+
+        _mark_phase("differential-library")
+        prepared = prepare(differential)
+    _unit_test(function, role, backend, script_params, report, glue, pipeline)
+    if prepared is not None:
+        from physvec.verifiers.programming.differential_run import finish
+
+        _mark_phase("differential")
+        finish(function, prepared)
+
+
+def _unit_test(function: Callable[..., Any], role: str, backend: str, script_params: dict[str, Any], report: str,
+               glue: Callable[[dict[str, Any]], dict[str, Any]] | None, pipeline: str | None) -> None:
     from physvec.verifiers.library import best_pipeline, call_with_namespace, pipeline_named
 
     started = time.monotonic()
@@ -403,6 +422,14 @@ def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observa
             values[observable] = json.loads(json.dumps(value, default=_jsonable))
         outcome = {"ok": True, "values": values, "errors": errors}
     except Exception as error:
-        outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:]}
+        outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:],
+                   "raised_in_script": _raised_in(error, script)}
     outcome["seconds"] = round(time.monotonic() - started, 3)
     _write(report, outcome)
+
+
+def _raised_in(error: BaseException, script: str) -> bool:
+    """Whether the innermost frame of the raise is the script's own code: a library refusing a value (TeNPy's
+    truncation limit at a tiny bond dimension) is not the script's doing, a ``raise`` the script wrote is."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and Path(frames[-1].filename).resolve() == Path(script).resolve()

@@ -14,7 +14,8 @@ gives the same bits the parameter had no effect; if the bits stop changing at a 
 value, the parameter stopped acting there.  Either way the ladder cannot decide, and the value at the task
 point does: certified when it agrees with an independent value (sealed reference data or physvec's
 recomputation, evidence.py), failed when it disagrees, unknown without one.  A rung or a probe that
-produced nothing is never ignored: failed when the script raised, unknown when the run died.
+produced nothing is never ignored: failed when the script's own code raised, unknown when the run died or
+a library refused the value.
 """
 
 from __future__ import annotations
@@ -97,9 +98,10 @@ def _settled_on_identical_bits(case: ConvergenceCase, observed: list[Observed]) 
 
 
 def probe_value(case: ConvergenceCase, current: Any) -> Any:
-    """A value far coarser than the ladder's cheapest rung, where a parameter that matters must show."""
+    """A value far coarser than the ladder's cheapest rung, where a parameter that matters must show.  A whole
+    number stays at 2 or above: a bond dimension of 1 is a product state, which tells nothing about convergence."""
     first, increasing = case.ladder[0], case.ladder[-1] > case.ladder[0]
-    coarse = max(1, first // 4) if isinstance(current, int) and float(first).is_integer() and increasing \
+    coarse = max(2, first // 4) if isinstance(current, int) and float(first).is_integer() and increasing \
         else first / 4 if increasing else first * 100
     return _rung_value(coarse, current)
 
@@ -110,12 +112,14 @@ CERTIFIED, FAILED, or None when there is no independent value."""
 
 
 def _failed_run(name: str, evidence: dict[str, Any], what: str, result: Observed) -> Obligation:
-    """A rung or probe that produced nothing: the script's fault when it raised, undecided when it died (a
-    limit or the sandbox stopped it); never ignored."""
-    if result.died:
+    """A rung or probe that produced nothing: the script's fault when its own code raised, undecided when the
+    run died (a limit or the sandbox stopped it) or a library refused the value (TeNPy's truncation limit at a
+    tiny bond dimension); never ignored."""
+    if result.died or not result.raised_in_script:
+        why = "the run died" if result.died else "a library refused the value"
         return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.UNKNOWN, evidence=evidence,
-                          message=f"the run at {what} produced nothing, so convergence cannot be judged: "
-                                  f"{result.error}")
+                          message=f"the run at {what} produced nothing ({why}), so convergence cannot be "
+                                  f"judged: {result.error}")
     return Obligation(name=name, category=CONVERGENCE, outcome=Outcome.FAILED, evidence=evidence,
                       message=f"the run at {what} failed: {result.error}")
 

@@ -57,7 +57,8 @@ class Observed:
     """What one override run produced (``value``) or why it produced nothing (``error``).
 
     ``died``: the program left no report (a limit or the sandbox stopped it), as against a script that raised:
-    a raise is the script's fault, a death is not evidence against it either way.
+    a raise is the script's fault, a death is not evidence against it either way.  ``raised_in_script``: the
+    innermost frame of the raise was the script's own code, not a library refusing the value it was given.
     """
 
     run: OverrideRun
@@ -66,6 +67,7 @@ class Observed:
     error: str = ""
     seconds: float | None = None
     died: bool = False
+    raised_in_script: bool = True
 
 
 def _program(run: OverrideRun, observables: list[str]) -> str:
@@ -78,7 +80,8 @@ def _observed(run: OverrideRun, report: dict[str, Any] | None, result: SandboxRe
         died = result.summary() if result is not None else "no result"
         return Observed(run, False, error=f"the run died: {died}; {result.stderr[-500:] if result else ''}", died=True)
     if not report["ok"]:
-        return Observed(run, False, error=report.get("error", ""), seconds=report.get("seconds"))
+        return Observed(run, False, error=report.get("error", ""), seconds=report.get("seconds"),
+                        raised_in_script=report.get("raised_in_script", True))
     if run.observable in report["errors"]:
         return Observed(run, False, error=report["errors"][run.observable], seconds=report.get("seconds"))
     return Observed(run, True, report["values"][run.observable], seconds=report.get("seconds"))

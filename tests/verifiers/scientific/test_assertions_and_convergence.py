@@ -19,7 +19,7 @@ from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.programming.contract import analyse_script
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 from physvec.verifiers.scientific.assertions import assertion_obligations
-from physvec.verifiers.scientific.convergence import convergence_obligations
+from physvec.verifiers.scientific.convergence import convergence_obligations, probe_value
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "fixtures" / "scripts" / "scientific"
 RING = (SCRIPTS / "hopping_ring.py").read_text()
@@ -232,6 +232,24 @@ def test_a_probe_that_dies_leaves_convergence_unknown(tmp_path):
     assert dying != IGNORED_GRID
     obligation = converge(tmp_path, dying, lambda observable: Outcome.CERTIFIED)
     assert obligation.outcome is Outcome.UNKNOWN and "produced nothing" in obligation.message
+
+
+def test_a_probe_a_library_refuses_leaves_convergence_unknown(tmp_path):
+    """TeNPy raises at a tiny bond dimension (its truncation limit): the library refusing physvec's coarse value
+    is not the script's doing, so it is no evidence against the script either way."""
+    refused = IGNORED_GRID.replace(RUN_BOX, RUN_BOX + "    if params['grid'] < 16:\n"
+                                   "        np.linalg.cholesky(-np.eye(2))\n")
+    assert refused != IGNORED_GRID
+    obligation = converge(tmp_path, refused, lambda observable: Outcome.CERTIFIED)
+    assert obligation.outcome is Outcome.UNKNOWN and "a library refused the value" in obligation.message
+    assert "LinAlgError" in obligation.message
+
+
+def test_a_whole_number_probe_stays_at_two_or_above():
+    case = ConvergenceCase(parameter="chi_max", ladder=[4, 8, 16], observable="energy", tolerance=1e-6)
+    assert probe_value(case, 64) == 2
+    assert probe_value(ConvergenceCase(parameter="grid", ladder=[16, 32], observable="energy", tolerance=1e-3),
+                       128) == 4
 
 
 def test_a_ladder_that_never_settles_fails(tmp_path):

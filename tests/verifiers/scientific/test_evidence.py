@@ -161,6 +161,16 @@ def test_tolerances_come_from_the_method_widened_by_the_task_s_ladder(quench_tas
     assert (energy.rtol, energy.atol) == (trotter.rtol, 2e-3), "the steps ladder's tolerance on energy"
 
 
+@pytest.mark.parametrize("method", ["dmrg", "rhf", "rks"])
+def test_a_deterministic_method_is_compared_to_its_ladder_s_absolute_precision_not_to_a_fraction_of_itself(method):
+    """A DMRG energy of a long chain (about -44) with its bond dimension capped inside the script was 27 times its
+    ladder's tolerance (1e-6) off the recomputation: the red team's capped_parameter class.  That error must lie
+    outside what the comparison allows, whatever the energy's size."""
+    tolerance, energy, ladder = RECOMPUTATION_TOLERANCE[method], -44.0, 1e-6
+    allowed = max(tolerance.atol, ladder) + tolerance.rtol * abs(energy)
+    assert allowed < 27 * ladder / 2
+
+
 def test_the_metamorphic_base_run_is_the_evidence_run_when_params_are_the_task_s(quench_task, tmp_path):
     """The script's run at the task point records its whole result: a later call at PARAMS costs nothing."""
     source = honest_script(quench_task)
