@@ -422,8 +422,8 @@ def run_with_overrides(script: str, run: str, overrides: dict[str, Any], observa
             values[observable] = json.loads(json.dumps(value, default=_jsonable))
         outcome = {"ok": True, "values": values, "errors": errors}
     except Exception as error:
-        outcome = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-4000:],
-                   "raised_in_script": _raised_in(error, script)}
+        outcome = {"ok": False, "error": f"{type(error).__name__}: {error}",
+                   "traceback": traceback.format_exc()[-4000:], "raised_in_script": _raised_in(error, script)}
     outcome["seconds"] = round(time.monotonic() - started, 3)
     _write(report, outcome)
 

@@ -3,9 +3,9 @@
 Constant folding (integrity.py) reads a number typed as a literal, a string or a sum of parts.  A number can
 also be typed as the bytes of a double (``struct.unpack("<d", bytes([...]))``), a hex float
 (``float.fromhex("-0x1.91b9p+4")``), an integer's bytes (``int.from_bytes``), base64, a pickle, a numpy
-buffer (``np.frombuffer``, ``np.ndarray(buffer=...)``), an integer array reinterpreted as floats (``.view(np.float64)``), a number in another base
-(``int("7f3a", 16)``) or character codes (``chr(45) + chr(50)``), and no folding of the source can say
-which number that makes.  A physics script has no reason to decode its numbers, so the decoding itself is
+buffer (``np.frombuffer``, ``np.ndarray(buffer=...)``), an integer array reinterpreted as floats
+(``.view(np.float64)``), a number in another base (``int("7f3a", 16)``) or character codes (``chr(45) +
+chr(50)``), and no folding of the source can say which number that makes.  A physics script has no reason to decode its numbers, so the decoding itself is
 the finding, whatever value it makes:
 
 - importing a module made for turning bytes into values (struct, base64, binascii, codecs, pickle, marshal,

@@ -16,7 +16,8 @@ number it makes:
 
 Folding reaches literals and arithmetic on them, ``float``/``int``/``str`` of them and string joins.  A number
 decoded at run time from bytes or text (struct, hex floats, base64, numpy buffers) is beyond folding, so the
-decoding itself is a finding (decoded_numbers.py).  The message names the line, never the sealed value, which stays in sealed evidence.
+decoding itself is a finding (decoded_numbers.py).  The message names the line, never the sealed value, which
+stays in sealed evidence.
 """
 
 from __future__ import annotations
