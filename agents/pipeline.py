@@ -36,7 +36,7 @@ def recorded_node(name: str, function: NodeFunction, ctx: RunContext) -> Callabl
         attempt = 1 + sum(1 for event in transcript.events()
                           if event.type is EventType.NODE_STARTED and event.node == name and event.step == step)
         transcript.append(EventType.NODE_STARTED, node=name, step=step, attempt=attempt)
-        started, tokens_before = time.monotonic(), ctx.client.tokens_used
+        started, tokens_before, programs_before = time.monotonic(), ctx.client.tokens_used, ctx.pool.program_seconds
         try:
             update = function(state, ctx, step)
         except BudgetExhausted as error:
@@ -45,6 +45,7 @@ def recorded_node(name: str, function: NodeFunction, ctx: RunContext) -> Callabl
             update = {"status": Status.MODEL_UNAVAILABLE, "error": str(error)}
         transcript.append(EventType.NODE_FINISHED, node=name, step=step, attempt=attempt,
                           seconds=round(time.monotonic() - started, 3),
+                          program_seconds=round(ctx.pool.program_seconds - programs_before, 3),
                           tokens=ctx.client.tokens_used - tokens_before, status=str(update.get("status", "")))
         if "status" in update:
             update["status"] = str(update["status"])  # checkpoints store plain strings

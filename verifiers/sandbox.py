@@ -393,6 +393,9 @@ class SandboxPool:
         self._workers = WarmWorkers()
         self._records: list[ProgramRecord] = []
         self._records_lock = threading.Lock()
+        self.program_seconds = 0.0
+        """The wall seconds of every program this pool ran, summed: the work a check needs, whatever its schedule
+        (divided by ``cores``, the least wall time any schedule of those programs could take)."""
 
     def warm_for(self, root: Path, backend: str) -> SandboxPool:
         """Send the programs under ``root`` to warm workers that have imported ``backend``, and refuse any program
@@ -443,6 +446,8 @@ class SandboxPool:
     def _run(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
         result = self._run_once(job, threads, running, stop)
         self.adopt(job.workdir, result)
+        with self._records_lock:
+            self.program_seconds += result.wall_s
         return result
 
     def _run_once(self, job: SandboxJob, threads: int, running: set[int], stop: threading.Event) -> SandboxResult:
