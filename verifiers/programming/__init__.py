@@ -2,8 +2,10 @@
 
 One round finds every programming error, not just the first: the contract analysis, one instrumented
 execution (executability and every integration level), and a unit test per element function all run
-in parallel in the sandbox.  Julia scripts get the same contract, execution and unit tests
-(julia_verification), run through juliacall where Julia with ITensors is installed.
+in parallel in the sandbox.  Where the task's spec is one the verifier library covers, a unit test also
+compares its function with the library function of the same role on the same inputs (differential.py).
+Julia scripts get the same contract, execution and unit tests (julia_verification), run through juliacall
+where Julia with ITensors is installed.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from physvec.taskfiles.task import ProposerSpec
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.execution import figure_obligation, results_obligation
 from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
+from physvec.verifiers.programming.differential import differential_obligation, plan_differential
 from physvec.verifiers.programming.integration import (
     INTEGRATION, all_levels, execution_folder, execution_obligation, instrumented_job, integration_obligation,
     read_report,
@@ -29,19 +33,26 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
-def _unit_tests(contract: ScriptContract, backend: str, workdir: Path) -> tuple[list[UnitTest], list[Obligation]]:
+def _unit_tests(contract: ScriptContract, backend: str, workdir: Path, spec: ProposerSpec | None = None
+                ) -> tuple[list[UnitTest], list[Obligation]]:
+    """A unit test per element function (with its differential test where the task's spec makes one), and the
+    obligations decided without running anything."""
     tests, obligations = [], []
     for function in contract.elements.values():
         if contract.syntax is not None and contract.syntax.function == function.name:
             obligations.append(syntax_unit_obligation(function.name, f"line {contract.syntax.line}: "
                                                                      f"{contract.syntax.message}"))
             continue
-        program = unit_test_program(contract, function, backend)
+        plan = plan_differential(function, contract, spec, backend)
+        if isinstance(plan, Obligation):
+            obligations.append(plan)
+            plan = None
+        program = unit_test_program(contract, function, backend, differential=plan)
         if not embeds_identically(program, contract, function.name):
             obligations.append(Obligation(name=f"unit:{function.name}", category=UNIT, outcome=Outcome.ERROR,
                                           message="the test program does not embed the function byte-identically"))
             continue
-        tests.append(UnitTest(function, program, workdir / "unit" / function.name))
+        tests.append(UnitTest(function, program, workdir / "unit" / function.name, differential=plan))
     return tests, obligations
 
 
@@ -88,14 +99,14 @@ def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], r
 
 def verify_python_script(script: Path, backend: str, workdir: Path, pool: SandboxPool,
                          limits: SandboxLimits, glue_writer: GlueWriter | None = None,
-                         method: str | None = None) -> list[Obligation]:
+                         method: str | None = None, spec: ProposerSpec | None = None) -> list[Obligation]:
     """Every programming obligation of a Python script; ``method``, the method its task demands, is checked by
-    the backend calls of its main run."""
+    the backend calls of its main run; ``spec``, the task's, gives the differential tests (differential.py)."""
     contract = analyse_script(script.read_text())
     obligations = contract_obligations(contract)
     if contract.tree is None:
         return obligations
-    tests, unit_results = _unit_tests(contract, backend, workdir)
+    tests, unit_results = _unit_tests(contract, backend, workdir, spec)
     entry_points = METHOD_ENTRY_POINTS.get(method or "", ())
     executed = execution_folder(workdir)
     jobs = [instrumented_job(script, executed, limits, entry_points)] + [t.job(limits) for t in tests]
@@ -107,10 +118,13 @@ def verify_python_script(script: Path, backend: str, workdir: Path, pool: Sandbo
         obligations.append(checked_method)
     obligations += [integration_obligation(levels) for levels in all_levels(contract, report)]
     unit_results += [unit_obligation(test, result) for test, result in zip(tests, unit_runs)]
+    differential = [differential_obligation(test.function, test.differential, test.workdir, result)
+                    for test, result in zip(tests, unit_runs) if test.differential is not None]
     if glue_writer is not None:
         unit_results = _glue_round(contract, backend, tests, unit_results, glue_writer, pool, limits)
     order = list(contract.elements)
-    return obligations + sorted(unit_results, key=lambda o: order.index(o.name.removeprefix("unit:")))
+    return obligations + sorted(unit_results + differential, key=lambda o: (
+        order.index(o.name.partition(":")[2]), o.category != UNIT))
 
 
 def analyse_for_backend(source: str, backend: str) -> ScriptContract:
@@ -119,7 +133,8 @@ def analyse_for_backend(source: str, backend: str) -> ScriptContract:
 
 
 def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, limits: SandboxLimits,
-                  glue_writer: GlueWriter | None = None, method: str | None = None) -> Certificate:
+                  glue_writer: GlueWriter | None = None, method: str | None = None,
+                  spec: ProposerSpec | None = None) -> Certificate:
     """The Programming verifier's certificate for one script file.
 
     Args:
@@ -127,11 +142,13 @@ def verify_script(script: Path, backend: str, workdir: Path, pool: SandboxPool, 
             function can make a unit test's inputs; without one those unit tests stay unknown.
         method: the method the task demands (methods.demanded_method), checked by the backend calls of the
             main run; None when no task demands one.
+        spec: the task's spec: where the library covers it, element functions of the roles it has are compared
+            with the library's (differential.py); None gives no differential tests.
     """
     if backend == "itensors" or script.suffix == ".jl":
         obligations = verify_julia_script(script, workdir, pool, limits)
     else:
-        obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer, method)
+        obligations = verify_python_script(script, backend, workdir, pool, limits, glue_writer, method, spec)
     return Certificate(verifier="programming", subject_digest=digest(script.read_bytes()),
                        obligations=(*obligations, pool.provenance(workdir)))
 
@@ -159,4 +176,4 @@ class ProgrammingVerifier:
 
     def verify(self, subject: Subject) -> Certificate:
         return verify_script(subject.script, subject.task.task.backend, subject.workdir, subject.pool, subject.limits,
-                             self.glue_writer, demanded_method(subject.task.task))
+                             self.glue_writer, demanded_method(subject.task.task), subject.task.task.spec)

@@ -18,7 +18,7 @@ PARAMS = "PARAMS"
 _IMPORT = re.compile(r"^(?:import|from)\s+\S.*$", re.MULTILINE)
 _PARAMS_START = re.compile(r"^PARAMS\s*(?::[^=]*)?=\s*", re.MULTILINE)
 _EVIDENCE_KEYS = ("error", "line", "traceback", "stderr_tail", "interface", "failing_level", "calls", "missing",
-                  "breaches")
+                  "breaches", "library", "inputs")
 
 
 @dataclass
@@ -31,13 +31,13 @@ class RepairItem:
 
 
 def _blamed(obligation: Obligation, unit_failures: set[str]) -> list[str]:
-    """The functions (or PARAMS, or main) a failed obligation blames.
+    """The functions (or PARAMS, or main) a failed obligation blames (a unit or differential test its function).
 
     An integration failure in a function whose own unit test failed is that function's fault; only
     when it passed alone is the interface with the function that made its input blamed.
     """
     kind, _, subject = obligation.name.partition(":")
-    if kind == "unit":
+    if kind in ("unit", "differential"):
         return [subject]
     if kind == "integration":
         failing = obligation.evidence.get("failing_function")

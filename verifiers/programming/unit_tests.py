@@ -31,6 +31,8 @@ class UnitTest:
     program: str
     workdir: Path
     glue: str | None = None
+    differential: dict | None = None
+    """the plan of its differential test (differential.py), run by the same program; None without one"""
 
     def job(self, limits: SandboxLimits) -> SandboxJob:
         path = self.workdir / "unit_test.py"
@@ -67,10 +69,11 @@ GLUE_FUNCTION = "glue_arguments"
 
 
 def unit_test_program(contract: ScriptContract, function: ElementFunction, backend: str, glue: str | None = None,
-                      pipeline: str | None = None) -> str:
+                      pipeline: str | None = None, differential: dict | None = None) -> str:
     """The test program for ``function``: the script's imports and the function at their own lines,
     then the helpers it uses, then any glue, then the call into the harness (in the named background
-    ``pipeline``, or the one matching the script's PARAMS)."""
+    ``pipeline``, or the one matching the script's PARAMS; with the ``differential`` test's plan, a literal
+    dict, when there is one)."""
     source, tree = contract.analysed_source, contract.tree
     node = _top_level(tree)[function.name]
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -88,6 +91,7 @@ def unit_test_program(contract: ScriptContract, function: ElementFunction, backe
     if glue is not None:
         lines += glue.splitlines() + [""]
     options = (f", glue={GLUE_FUNCTION}" if glue is not None else "") + (f", pipeline={pipeline!r}" if pipeline else "")
+    options += f", differential={differential!r}" if differential is not None else ""
     lines += [
         "from physvec.verifiers.programming.harness import run_unit_test",
         f"run_unit_test({function.name}, {function.role!r}, {backend!r}, {contract.params or {}!r}, {REPORT_FILE!r}"
