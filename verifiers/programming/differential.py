@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from physvec.taskfiles.base import Tolerances
 from physvec.taskfiles.task import ProposerSpec
 from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.library import BackgroundPipeline, BackgroundStep, pipeline_for_spec
@@ -63,18 +64,12 @@ from physvec.verifiers.sandbox import SandboxResult
 DIFFERENTIAL = "differential"
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    rtol: float
-    atol: float
-
-
-DIFFERENTIAL_TOLERANCE: dict[str, Tolerance] = {
-    "lattice": Tolerance(rtol=1e-10, atol=1e-12),
-    "hamiltonian": Tolerance(rtol=1e-9, atol=1e-9),
-    "initialstate": Tolerance(rtol=0.0, atol=1e-9),
-    "item": Tolerance(rtol=1e-9, atol=1e-9),
-    "observable": Tolerance(rtol=1e-6, atol=1e-6),
+DIFFERENTIAL_TOLERANCE: dict[str, Tolerances] = {
+    "lattice": Tolerances(rtol=1e-10, atol=1e-12),
+    "hamiltonian": Tolerances(rtol=1e-9, atol=1e-9),
+    "initialstate": Tolerances(rtol=0.0, atol=1e-9),
+    "item": Tolerances(rtol=1e-9, atol=1e-9),
+    "observable": Tolerances(rtol=1e-6, atol=1e-6),
 }
 """How far a script's output may lie from the library's on the same inputs, per role, entry by entry
 (|script - library| <= atol + rtol |library|; for Hamiltonians the same bound on entries and on eigenvalues):

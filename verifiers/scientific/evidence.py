@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from physvec.taskfiles.base import Tolerances
 from physvec.taskfiles.keypaths import KeyPathError, lookup
 from physvec.taskfiles.rubric import rubric_keys
 from physvec.verifiers.certificate import Obligation, Outcome
@@ -40,20 +41,14 @@ TRUSTED_PROGRAM = "trusted_library.py"
 """The composed library script, written beside the stage's check folders (its runs are memoised per run)."""
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    rtol: float
-    atol: float
-
-
-RECOMPUTATION_TOLERANCE: dict[str, Tolerance] = {
-    "dmrg": Tolerance(rtol=1e-8, atol=1e-6),
-    "rhf": Tolerance(rtol=1e-8, atol=1e-6),
-    "rks": Tolerance(rtol=1e-8, atol=1e-6),
-    "trotter": Tolerance(rtol=1e-6, atol=1e-8),
-    "vqe": Tolerance(rtol=1e-4, atol=1e-5),
-    "vmc_rbm": Tolerance(rtol=0.05, atol=0.05),
-    "vmc_rbm_sr": Tolerance(rtol=0.05, atol=0.05),
+RECOMPUTATION_TOLERANCE: dict[str, Tolerances] = {
+    "dmrg": Tolerances(rtol=1e-8, atol=1e-6),
+    "rhf": Tolerances(rtol=1e-8, atol=1e-6),
+    "rks": Tolerances(rtol=1e-8, atol=1e-6),
+    "trotter": Tolerances(rtol=1e-6, atol=1e-8),
+    "vqe": Tolerances(rtol=1e-4, atol=1e-5),
+    "vmc_rbm": Tolerances(rtol=0.05, atol=0.05),
+    "vmc_rbm_sr": Tolerances(rtol=0.05, atol=0.05),
 }
 """How close the script's value must come to physvec's recomputation at the same parameters, per method (see
 tolerance_for): DMRG and SCF agree to their truncation and convergence thresholds, which are absolute (an
@@ -61,7 +56,7 @@ energy of -44 converged to 1e-6 is known to 1e-6, not to 1e-5 of itself: a relat
 bond dimension capped inside the script pass at 27 times the ladder's tolerance), a statevector product
 formula at the same steps to rounding, a VQE to its optimiser's tolerance, and Monte Carlo energies only to
 their statistical error.  One place, so that a reader can see every tolerance the evidence rule uses."""
-DEFAULT_TOLERANCE = Tolerance(rtol=1e-6, atol=1e-8)
+DEFAULT_TOLERANCE = Tolerances(rtol=1e-6, atol=1e-8)
 
 
 @dataclass(frozen=True)
@@ -135,7 +130,7 @@ def recompute(subject: Subject, contract: ScriptContract, observables: list[str]
                          proposal.pipeline, elsewhere=elsewhere)
 
 
-def tolerance_for(subject: Subject, observable: str) -> Tolerance:
+def tolerance_for(subject: Subject, observable: str) -> Tolerances:
     """How close the script's value must come to physvec's at the same parameters: the method's recomputation
     tolerance, its absolute part widened to the task's convergence tolerance for the observable (two honest
     runs, each converged to that tolerance, may differ by it).  A reference's tolerance says how precisely the
@@ -143,7 +138,7 @@ def tolerance_for(subject: Subject, observable: str) -> Tolerance:
     task = subject.task.task
     method = RECOMPUTATION_TOLERANCE.get(task.spec.method if task.spec else "", DEFAULT_TOLERANCE)
     ladders = [case.tolerance for case in task.convergence.cases if _covers(observable, case.observable)]
-    return Tolerance(rtol=method.rtol, atol=max([method.atol, *ladders]))
+    return Tolerances(rtol=method.rtol, atol=max([method.atol, *ladders]))
 
 
 def _compared_with_recomputation(subject: Subject, observable: str, recomputation: Recomputation
