@@ -21,10 +21,13 @@ phact        the structural contract (tools.judge_call, contract.certify, the sc
              non_finite_inputs (which must be refused: a certificate of any verdict counts as accepted).
 pipeline     the contract analysis and the scientific verifier's entry points in the sandbox (assertions,
              reference, typed values, metamorphic, convergence; an execution run of main(); what the programs
-             looked at; the isolation certificate), one verdict by final_judge.judge_run.  Every attack class is wrong by construction; network_exfiltration and
-             read_sealed_file are judged also by what left the sandbox (a listener on the loopback interface,
-             a marker the script writes when it read a sealed file): a breach makes the isolation certificate
-             false whatever the verdict.  The control class honest must certify (else a false alarm).
+             looked at; the isolation certificate; the independent evidence of every relied-on observable), one
+             verdict by final_judge.judge_run; the evidence classes (redteam_evidence) run the ScientificVerifier
+             and the ConvergenceVerifier themselves on library-composed quench, DMRG and RHF scripts.  Every
+             attack class is wrong by construction; network_exfiltration and read_sealed_file are judged also
+             by what left the sandbox (a listener on the loopback interface, a marker the script writes when it
+             read a sealed file): a breach makes the isolation certificate false whatever the verdict.  The
+             control classes honest and honest_minimal_basis_scf must certify (else a false alarm).
 
 Columns per class: false certificates (certified, truth wrong), false impossibilities (impossible, truth
 feasible), crashes (an exception from the checker, or from this generator, said so in the detail), unknowns
@@ -85,6 +88,7 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxJob, SandboxLimits, SandboxPool
 from physvec.verifiers.scientific.assertions import assertion_obligations
 from physvec.verifiers.scientific.convergence import convergence_obligations
+from physvec.verifiers.scientific.evidence import evidence_obligations
 from physvec.verifiers.scientific.integrity import typed_values_obligation
 from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
 from physvec.verifiers.scientific.reference import reference_obligations
@@ -734,9 +738,12 @@ def phact_trial(kind: str, rng: random.Random, scratch: Path, trial_id: str = ""
 ISOLATION_CLASSES = ("cross_program_channel", "environment_detection", "capability_probe", "viewer_host",
                      "viewer_content_type")
 """Attacks on the sandbox's and the viewer's boundaries: physvec.agents.redteam_isolation."""
+EVIDENCE_CLASSES = ("observable_without_reference", "obfuscated_typed_value", "capped_parameter",
+                    "honest_minimal_basis_scf")
+"""Library-composed scripts on quench, DMRG and RHF tasks, judged by exact values: physvec.agents.redteam_evidence."""
 PIPELINE_CLASSES = ("honest", "read_sealed_file", "typed_sealed_value", "special_cased_task_point",
                     "ignored_convergence_parameter", "constant_observable", "network_exfiltration",
-                    *ISOLATION_CLASSES)
+                    *ISOLATION_CLASSES, *EVIDENCE_CLASSES)
 SCRIPT_FOLDER = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scripts" / "scientific"
 SANDBOX_LIMITS = SandboxLimits(wall_s=30)
 MARKER = "sealed-read.marker"
@@ -1118,7 +1125,8 @@ def _verified_pipeline(script: Path, task: LoadedTask, work: Path, pool: Sandbox
         metamorphic = metamorphic_obligations(script, contract, run, ["energy"], results, work, pool, limits,
                                               {case.parameter for case in cases})
         subject = Subject(script=script, task=task, pool=pool, limits=limits, workdir=work)
-        scientific = [*assertions.result(), *reference_obligations(subject, results),
+        references = reference_obligations(subject, results)
+        scientific = [*assertions.result(), *references, *evidence_obligations(subject, contract, references),
                       typed_values_obligation(source, task), *metamorphic]
         convergence = converged.result() if converged else [Obligation(
             name="convergence", category="convergence", outcome=Outcome.NOT_APPLICABLE,
@@ -1140,6 +1148,10 @@ def pipeline_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
         from physvec.agents.redteam_isolation import ISOLATION_TRIALS  # it builds on this module
 
         return ISOLATION_TRIALS[kind](rng, scratch)
+    if kind in EVIDENCE_CLASSES:
+        from physvec.agents.redteam_evidence import EVIDENCE_TRIALS  # it builds on this module
+
+        return EVIDENCE_TRIALS[kind](rng, scratch)
     program = make_program(rng, "box" if kind == "ignored_convergence_parameter" else None)
     listener = Listener(repr(program.expected).encode()) if kind == "network_exfiltration" else None
     try:

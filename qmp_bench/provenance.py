@@ -1,6 +1,6 @@
 """Independent values behind every QMP-Bench task: its reference data and its assertions' expected values.
 
-Each task id maps to a function that computes, with qmp_bench/independent only (no backend library),
+Each task id maps to a function that computes, with independent only (no backend library),
 what task's reference.json and assertions.json must hold.  tests/qmp_bench checks the stored files
 against these; `write_independent_values` fills them when a task is authored or changed.
 """
@@ -19,13 +19,13 @@ from physvec.taskfiles.assertions import Assertion, Bound
 from physvec.taskfiles.library import PLACEHOLDER, Resolver, template_use
 from physvec.taskfiles.loading import load_assertions, load_library
 
-from physvec.qmp_bench.independent.hubbard import (
+from physvec.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
 )
-from physvec.qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
-from physvec.qmp_bench.independent.quench import quench_energy, quench_magnetization
-from physvec.qmp_bench.independent.spin_chains import (
+from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
+from physvec.independent.quench import quench_energy, quench_magnetization
+from physvec.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
 )

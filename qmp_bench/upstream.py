@@ -32,9 +32,9 @@ from pydantic import Field, ValidationError
 from physvec.taskfiles.base import StrictModel, Tolerances
 from physvec.verifiers.library.composer import library_problem
 from physvec.qmp_bench.campaign import TrialRecord
-from physvec.qmp_bench.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
-from physvec.qmp_bench.independent.quench import domain_wall_magnetizations
-from physvec.qmp_bench.independent.spin_chains import bethe_ring_ground_energy
+from physvec.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
+from physvec.independent.quench import domain_wall_magnetizations
+from physvec.independent.spin_chains import bethe_ring_ground_energy
 from physvec.taskfiles.loading import (
     InputFileError, Problem, load_rubric, load_task, parse_upstream, read_json_object,
 )
@@ -135,7 +135,7 @@ def xx_domain_wall_exact(overlay: Overlay) -> IndependentChecks:
     return IndependentChecks(reference={
         "values": {"site_magnetization": curve}, "observable": "site_magnetization", "atol": 0.01,
         "source": "exact continuous-time evolution of the XX chain by diagonalisation "
-                  "(qmp_bench/independent/quench.py); the Trotter step's error stays below 0.01"})
+                  "(independent/quench.py); the Trotter step's error stays below 0.01"})
 
 
 def trapped_free_fermions(overlay: Overlay) -> IndependentChecks:
@@ -149,7 +149,7 @@ def trapped_free_fermions(overlay: Overlay) -> IndependentChecks:
         {"kind": "limiting_case", "name": f"independent free fermions {species}", "run": overlay.spec.run or RUN_FUNCTION,
          "overrides": {"U": 0.0}, "observable": f"density_{species}", "atol": 2.5e-3,
          "expected": [round(float(v), 10) for v in free_fermion_density(p["L"], p["t"], p["A"], count, 0)],
-         "reference": "U = 0: filled single-particle orbitals of the trapped chain (qmp_bench/independent/hubbard.py)"}
+         "reference": "U = 0: filled single-particle orbitals of the trapped chain (independent/hubbard.py)"}
         for species, count in (("up", p["N_up"]), ("down", p["N_down"]))])
 
 
@@ -178,7 +178,7 @@ def heisenberg_ring_bethe(overlay: Overlay) -> IndependentChecks:
     p = overlay.spec.parameters
     exact = 4 * bethe_ring_ground_energy(p["L"], p["J"])
     run = overlay.spec.run or RUN_FUNCTION
-    reference = "Bethe ansatz for the periodic chain (qmp_bench/independent/spin_chains.py), Pauli units"
+    reference = "Bethe ansatz for the periodic chain (independent/spin_chains.py), Pauli units"
     return IndependentChecks(assertions=[
         {"kind": "bound", "name": "independent variational bound", "run": run, "overrides": {},
          "observable": "energy", "op": ">=", "value": round(exact, 10), "rtol": 2e-4, "reference": reference},

@@ -14,13 +14,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("physvec", "physvec.taskfiles", "physvec.runstore", "physvec.verifiers.certificate",
               "physvec.rubrics", "physvec.assertions")),
     ("knowledge base", ("physvec.knowledge_base",)),
+    ("independent methods", ("physvec.independent",)),
     ("verifiers", ("physvec.verifiers",)),
     ("agents", ("physvec.agents",)),
     ("benchmark", ("physvec.qmp_bench",)),
     ("command line", ("physvec.cli",)),
 )
 """Bottom to top; a module belongs to the layer of its longest matching package prefix."""
-OLD_TOP_LEVEL_NAMES = ("agents", "verifiers", "knowledge_base", "qmp_bench")
+OLD_TOP_LEVEL_NAMES = ("agents", "verifiers", "knowledge_base", "qmp_bench", "independent")
 
 
 def layer_of(module: str) -> int:
@@ -66,7 +67,8 @@ MODULES = package_modules()
 def test_the_distribution_has_the_modules_the_folders_hold():
     assert {"physvec.cli.main", "physvec.agents.pipeline", "physvec.verifiers.certificate",
             "physvec.knowledge_base.store", "physvec.qmp_bench.provenance", "physvec.taskfiles.library"} <= set(MODULES)
-    on_disk = {path for folder in ("physvec", "agents", "verifiers", "knowledge_base", "qmp_bench", "rubrics", "assertions")
+    on_disk = {path for folder in ("physvec", "agents", "verifiers", "knowledge_base", "independent", "qmp_bench",
+                              "rubrics", "assertions")
                for path in (REPO / folder).rglob("*.py")}
     assert on_disk == set(MODULES.values()), "a folder with modules is missing from [tool.setuptools] packages"
 
@@ -77,6 +79,15 @@ def test_no_module_imports_a_layer_above_its_own(module):
     above = sorted(name for name in imported_modules(MODULES[module], module)
                    if name.startswith("physvec.") and layer_of(name) > own)
     assert not above, f"{module} ({LAYERS[own][0]}) imports {above} from a layer above"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if layer_of(name) == layer_of("physvec.verifiers")))
+def test_no_verifier_imports_the_independent_methods(module):
+    """The independent methods judge the verifier library from outside (its tests, the benchmark's provenance,
+    the red team's ground truth); a verifier that used them would make the two agree by construction."""
+    used = sorted(name for name in imported_modules(MODULES[module], module)
+                  if name == "physvec.independent" or name.startswith("physvec.independent."))
+    assert not used, f"{module} imports {used}"
 
 
 def test_nothing_imports_the_old_top_level_names():

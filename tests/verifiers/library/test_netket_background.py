@@ -4,9 +4,9 @@ the momentum-resolved spectrum of the Bose-Hubbard ring.
 Reference: NetKet's Ising is H = -h sum X_i + J sum Z_i Z_{i+1} with Pauli operators (see
 ../shared/BACKENDS.md), built here with numpy kron; a variational energy never lies below the exact
 ground state (up to its Monte Carlo error).  The Bose-Hubbard energies are checked against
-physvec.qmp_bench.independent.bose_hubbard (numpy only, its own basis and momentum construction) and the
+physvec.independent.bose_hubbard (numpy only, its own basis and momentum construction) and the
 free-boson closed form.  The SR pipeline's ring of eight spins is checked against Lanczos in the
-zero-magnetisation sector (physvec.qmp_bench.independent.spin_chains, Pauli units like NetKet).
+zero-magnetisation sector (physvec.independent.spin_chains, Pauli units like NetKet).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import netket as nk
 import numpy as np
 import pytest
 
-from physvec.qmp_bench.independent.bose_hubbard import free_boson_lowest_energies, lowest_energies_by_momentum
-from physvec.qmp_bench.independent.spin_chains import heisenberg_sector_energy
+from physvec.independent.bose_hubbard import free_boson_lowest_energies, lowest_energies_by_momentum
+from physvec.independent.spin_chains import heisenberg_sector_energy
 from physvec.verifiers.library import best_pipeline
 from physvec.verifiers.library.netket_background import (
     BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM, HEISENBERG_RBM_SR, ISING_RBM, effector_momentum_lowest_energies,

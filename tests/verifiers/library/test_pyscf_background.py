@@ -53,8 +53,8 @@ def test_the_rhf_pipeline_gives_five_occupied_levels_for_water():
 
 
 def test_restricted_hartree_fock_h2_agrees_with_an_independent_implementation():
-    # qmp_bench/independent/minimal_basis_rhf.py: textbook Gaussian integrals and SCF, no PySCF
-    from physvec.qmp_bench.independent.minimal_basis_rhf import restricted_hartree_fock
+    # independent/minimal_basis_rhf.py: textbook Gaussian integrals and SCF, no PySCF
+    from physvec.independent.minimal_basis_rhf import restricted_hartree_fock
 
     independent = restricted_hartree_fock([("H", (0, 0, 0)), ("H", (0, 0, 1.4))])
     calculation = effector_rhf(item_molecule(H2_AT_1_4_BOHR, "sto-3g", 0), 1e-10)
@@ -63,7 +63,7 @@ def test_restricted_hartree_fock_h2_agrees_with_an_independent_implementation():
 
 
 def test_the_bond_scan_gives_one_energy_per_bond_length_in_scan_order():
-    from physvec.qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
+    from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
 
     lengths = [1.2, 0.7408481]
     energies = BOND_SCAN_RHF.run(bond_lengths=lengths, conv_tol=1e-10)["energies"]

@@ -4,7 +4,7 @@ References: H = -J sum Z_i Z_{i+1} - h sum X_i built here with numpy kron (qubit
 tensor factor in Qiskit's little-endian order; the chain is reflection symmetric, so the spectrum
 and the evolved energy do not depend on it); energy is conserved, <H(t)> = <H(0)> = -J (L - 1).
 The XX domain wall (Smith et al., npj Quantum Inf. 5, 106 (2019), Fig. 2) against exact continuous-time
-evolution by diagonalisation (qmp_bench/independent/quench.py).
+evolution by diagonalisation (independent/quench.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from scipy.linalg import expm
 
 from qiskit.quantum_info import Operator, Statevector
 
-from physvec.qmp_bench.independent.quench import domain_wall_magnetizations
+from physvec.independent.quench import domain_wall_magnetizations
 from physvec.verifiers.library import best_pipeline
 from physvec.verifiers.library.qiskit_background import (
     TFIM_TROTTER, TFIM_VQE, XX_DOMAIN_WALL_TROTTER, ansatz_ry_linear, circuit_trotter,
@@ -66,8 +66,8 @@ def test_the_vqe_pipeline_reaches_the_exact_ground_energy():
 
 
 def test_the_trotter_magnetization_follows_exact_evolution():
-    # independent reference: the matrix exponential on the 2^L space (qmp_bench/independent/quench.py)
-    from physvec.qmp_bench.independent.quench import quench_magnetization
+    # independent reference: the matrix exponential on the 2^L space (independent/quench.py)
+    from physvec.independent.quench import quench_magnetization
 
     namespace = TFIM_TROTTER.run(steps=200)
     assert namespace["magnetization"] == pytest.approx(quench_magnetization(4, 1.0, 1.0, 0.5), abs=1e-4)
@@ -77,8 +77,8 @@ def test_the_trotter_magnetization_follows_exact_evolution():
 def test_the_trotter_circuit_has_the_product_formula_error():
     # a first-order product formula errs by at most O(t^2 / steps): ten steps are visibly off, and the error
     # of the magnetisation shrinks at least tenfold for tenfold more steps (here about a hundredfold, as the
-    # first-order term of this observable cancels; exact: qmp_bench/independent/quench.py)
-    from physvec.qmp_bench.independent.quench import quench_magnetization
+    # first-order term of this observable cancels; exact: independent/quench.py)
+    from physvec.independent.quench import quench_magnetization
 
     exact = quench_magnetization(4, 1.0, 1.0, 1.0)
     errors = [abs(TFIM_TROTTER.run(time=1.0, steps=steps)["magnetization"] - exact) for steps in (10, 100)]

@@ -1,7 +1,7 @@
 """TeNPy background functions against exact diagonalisation at six sites.
 
 References: the open Heisenberg chain (S = sigma/2) by dense diagonalisation here; the trapped
-Hubbard chain and ladder by qmp_bench/independent/hubbard.py (sector ED, independent of TeNPy).
+Hubbard chain and ladder by independent/hubbard.py (sector ED, independent of TeNPy).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from physvec.qmp_bench.independent.hubbard import (
+from physvec.independent.hubbard import (
     exact_ground_state, exact_ladder_ground_state, exact_ladder_leg_correlation, exact_spin_densities,
 )
 from physvec.verifiers.library.tenpy_background import (
@@ -83,7 +83,7 @@ def test_the_trapped_hubbard_ladder_pipeline_matches_exact_diagonalisation():
 def test_the_exact_ladder_solution_fills_single_particle_levels_without_interaction():
     """The reference itself: at U = 0 the many-body energy is the sum of the lowest orbital energies, which
     holds only if the Jordan-Wigner signs are right."""
-    from physvec.qmp_bench.independent.hubbard import hopping_matrix, ladder_bonds, trap
+    from physvec.independent.hubbard import hopping_matrix, ladder_bonds, trap
 
     levels = np.linalg.eigvalsh(hopping_matrix(ladder_bonds(3), 6, 1.0) + np.diag(np.repeat(trap(3, 1.0), 2)))
     energy, _ = exact_ladder_ground_state(L=3, t=1.0, U=0.0, A=1.0, N_up=3, N_down=2)
@@ -126,7 +126,7 @@ def test_the_ladder_leg_spin_correlation_matches_exact_diagonalisation():
 
 def test_the_2x6_ladder_reproduces_the_exact_energy_and_leg_correlation_at_distance_two():
     # E0 = -7.84635 and S11(2) = 0.12294 for rungs 1 and 3 (0-based): exact diagonalisation in
-    # qmp_bench/independent/hubbard.py (tests/qmp_bench/test_independent.py), and the benchmark task for
+    # independent/hubbard.py (tests/qmp_bench/test_independent.py), and the benchmark task for
     # Noack, White & Scalapino, PRL 73, 882 (1994), Fig. 2 (upstream QMP task_dmrg_2_2, LimitingCases: 0.1229)
     namespace = HUBBARD_LADDER_CORRELATION.run(L=6, N_up=6, N_down=6, chi_max=300, max_sweeps=4)
     assert namespace["energy"] == pytest.approx(-7.84635, abs=1e-4)

@@ -1,7 +1,7 @@
 """Real physics bugs seeded into a correct TeNPy DMRG script of a trapped attractive Hubbard chain.
 
 The fixture's reference density and assertion values come from code independent of TeNPy
-(qmp_bench/independent/hubbard.py): exact diagonalisation in the (4, 4) sector of the eight-site chain,
+(independent/hubbard.py): exact diagonalisation in the (4, 4) sector of the eight-site chain,
 free-fermion orbitals at U = 0, and n_i = 1 without a trap (particle-hole symmetry at half filling).
 The DMRG runs take about five minutes together, so they are heavy tests, covered by
 ``python benchmarks/seeded_physics_bugs.py``; the exactness of the expected values runs in CI.
@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from physvec.qmp_bench.independent.hubbard import exact_ground_state, free_fermion_density
+from physvec.independent.hubbard import exact_ground_state, free_fermion_density
 from tests.verifiers.scientific.seeded_tenpy import FIXTURE, SCRIPT, SEEDS, seeded, verify
 from physvec.verifiers.certificate import Outcome, Verdict
 from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import expm_multiply
 
-from physvec.qmp_bench.independent.spin_chains import bonds, ising_zz_x, site_operator
+from physvec.independent.spin_chains import bonds, ising_zz_x, site_operator
 
 
 def _evolved(L: int, J: float, h: float, time: float, periodic: bool) -> tuple[np.ndarray, object]:

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from physvec.qmp_bench.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
-from physvec.qmp_bench.independent.quench import domain_wall_magnetizations, quench_magnetization
-from physvec.qmp_bench.independent.spin_chains import (
+from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
+from physvec.independent.quench import domain_wall_magnetizations, quench_magnetization
+from physvec.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
 )
@@ -126,7 +126,7 @@ def test_bond_energies_sum_to_the_energy_and_alternate_from_the_ends():
 
 
 def test_the_exact_spin_densities_sum_to_the_density_and_mirror_the_trap():
-    from physvec.qmp_bench.independent.hubbard import exact_ground_state, exact_spin_densities
+    from physvec.independent.hubbard import exact_ground_state, exact_spin_densities
 
     energy, up, down = exact_spin_densities(L=8, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=1)
     total_energy, density = exact_ground_state(L=8, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=1)
@@ -140,7 +140,7 @@ def test_the_exact_spin_densities_sum_to_the_density_and_mirror_the_trap():
 def test_the_exact_ladder_spin_correlation_obeys_wick_without_interaction():
     # at U = 0 both species fill the same orbitals phi_k, and Wick's theorem gives, for sites i != j,
     # <(n_i,up - n_i,down)(n_j,up - n_j,down)> = -2 |G_ij|^2 with G_ij = sum over occupied k of phi_k(i) phi_k(j)
-    from physvec.qmp_bench.independent.hubbard import exact_ladder_leg_correlation, hopping_matrix, ladder_bonds
+    from physvec.independent.hubbard import exact_ladder_leg_correlation, hopping_matrix, ladder_bonds
 
     energy, correlation = exact_ladder_leg_correlation(L=4, t=1.0, U=0.0, A=0.0, N_up=4, N_down=4)
     levels, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(4), 8, 1.0))
@@ -154,7 +154,7 @@ def test_the_exact_hubbard_ladder_reproduces_the_benchmark_limits():
     # the benchmark task for Noack, White & Scalapino, PRL 73, 882 (1994), Fig. 2 (upstream QMP task_dmrg_2_2,
     # LimitingCases): 2 x 2 at half filling E = -4 (U = 0) and -2.102748 (U = 4); 2 x 6, U = 4:
     # S11 at distance 2 = 0.1229 (here rungs 1 and 3, 0-based); its energy -7.84635 is this solver's value
-    from physvec.qmp_bench.independent.hubbard import exact_ladder_leg_correlation
+    from physvec.independent.hubbard import exact_ladder_leg_correlation
 
     assert exact_ladder_leg_correlation(L=2, t=1.0, U=0.0, A=0.0, N_up=2, N_down=2)[0] == pytest.approx(-4.0, abs=1e-10)
     assert exact_ladder_leg_correlation(L=2, t=1.0, U=4.0, A=0.0, N_up=2, N_down=2)[0] == pytest.approx(-2.102748,
@@ -168,7 +168,7 @@ def test_the_exact_hubbard_ladder_reproduces_the_benchmark_limits():
 def test_the_free_bose_hubbard_ring_fills_the_single_particle_levels():
     # U = 0, L = N = 6: levels -2t cos(2 pi q / 6) = -2, -1, 1, 2, 1, -1; the cheapest momentum-m filling
     # puts N - m bosons at q = 0 and m at q = 1 for m <= 3: -2 (N - m) - m = -12 + m, and E(-k) = E(k)
-    from physvec.qmp_bench.independent.bose_hubbard import free_boson_lowest_energies, lowest_energies_by_momentum
+    from physvec.independent.bose_hubbard import free_boson_lowest_energies, lowest_energies_by_momentum
 
     closed_form = [-12.0, -11.0, -10.0, -9.0, -10.0, -11.0]
     assert free_boson_lowest_energies(6, 6, 1.0) == pytest.approx(closed_form, abs=1e-12)
@@ -178,7 +178,7 @@ def test_the_free_bose_hubbard_ring_fills_the_single_particle_levels():
 def test_the_bose_hubbard_momentum_sectors_partition_the_space_and_hold_the_ground_state():
     # the sectors' dimensions add up to C(N + L - 1, N); the lowest sector energy (at k = 0) is the ground
     # energy of the whole fixed-N space; reflection gives E(k) = E(-k)
-    from physvec.qmp_bench.independent.bose_hubbard import ground_energy, lowest_energies_by_momentum, momentum_blocks
+    from physvec.independent.bose_hubbard import ground_energy, lowest_energies_by_momentum, momentum_blocks
 
     blocks = momentum_blocks(6, 6, 1.0, 1.0)
     assert sum(block.shape[0] for block in blocks) == math.comb(11, 6)
@@ -190,7 +190,7 @@ def test_the_bose_hubbard_momentum_sectors_partition_the_space_and_hold_the_grou
 
 
 def test_the_lanczos_path_of_large_sectors_agrees_with_arpack(monkeypatch):
-    from physvec.qmp_bench.independent import hubbard
+    from physvec.independent import hubbard
 
     arpack = hubbard.exact_sector_ground_state(hubbard.ladder_bonds(4), np.zeros(8), 1.0, 4.0, 4, 3)
     monkeypatch.setattr(hubbard, "LANCZOS_SIZE", 100)  # 70 x 56 states: Lanczos
