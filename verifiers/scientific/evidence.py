@@ -9,7 +9,8 @@ typed numbers) may fail a run but never certify one on their own.  What certifie
 - **a trusted recomputation**: physvec composes the verifier library's pipeline for the task's spec
   (``verifiers/library/composer.py``, from verified functions and the spec alone, never from the script),
   runs it at the spec's parameters, runs the script's own run_ function at those same parameters, and
-  compares the two.
+  compares the two.  Where the task's size is beyond physvec's budget, both run at a reduced size instead
+  (reduced_size.py): a disagreement there fails the run, an agreement leaves the observable unknown.
 
 One obligation per relied-on observable (reference curves, the spec's observables, convergence ladders'
 observables, results named by the rubric) names its evidence; an observable with none is unknown with the
@@ -19,6 +20,8 @@ reason, so the run is unknown.  Recomputed values are answers, so they live in s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,15 +31,18 @@ from physvec.taskfiles.keypaths import KeyPathError, lookup
 from physvec.taskfiles.rubric import rubric_keys
 from physvec.verifiers.certificate import Obligation, Outcome
 from physvec.verifiers.finite import as_float_array
+from physvec.verifiers.library import pipeline_for_spec
 from physvec.verifiers.library.composer import SpecNotCovered, compose_script
 from physvec.verifiers.programming.contract import ScriptContract
 from physvec.verifiers.protocol import Subject
 from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, observe
+from physvec.verifiers.scientific.reduced_size import ReducedPoint, beyond_budget, reduced_point
 from physvec.verifiers.scientific.reference import reference_obligations
 
 EVIDENCE = "evidence"
 SEALED_REFERENCE = "sealed_reference"
 TRUSTED_RECOMPUTATION = "trusted_recomputation"
+TRUSTED_RECOMPUTATION_AT_REDUCED_SIZE = "trusted_recomputation_at_reduced_size"
 TRUSTED_PROGRAM = "trusted_library.py"
 """The composed library script, written beside the stage's check folders (its runs are memoised per run)."""
 
@@ -73,6 +79,8 @@ class Recomputation:
     elsewhere: str = ""
     """the spec's parameters PARAMS sets otherwise (results.json and the figure are then not at the task point,
     whatever the comparison there says); empty when PARAMS agrees"""
+    reduced: ReducedPoint | None = None
+    """the smaller lattice both ran at instead of the task point's (reduced_size.py); None at the task point"""
 
 
 def relied_observables(subject: Subject) -> list[str]:
@@ -99,7 +107,9 @@ def _run_at_task_point(subject: Subject, contract: ScriptContract) -> str | None
 
 def recompute(subject: Subject, contract: ScriptContract, observables: list[str]) -> Recomputation:
     """Run the library's pipeline for the task's spec and the script's run_ function at the spec's parameters,
-    one parallel batch, each observable recorded from both (every call memoised for the rest of the run)."""
+    one parallel batch, each observable recorded from both (every call memoised for the rest of the run).
+    Where the task's size is beyond the budget, or physvec's run there died, both run again at a reduced size
+    (reduced_size.py)."""
     spec, backend = subject.task.task.spec, subject.task.task.backend
     if spec is None:
         return Recomputation({}, {}, {}, missing="the task has no spec, so physvec cannot recompute its values")
@@ -118,16 +128,53 @@ def recompute(subject: Subject, contract: ScriptContract, observables: list[str]
     program = subject.workdir / TRUSTED_PROGRAM
     subject.workdir.mkdir(parents=True, exist_ok=True)
     program.write_text(proposal.script)
-    trusted_run = spec.run or f"run_{proposal.pipeline}"
-    trusted = [OverrideRun("trusted-recomputation", trusted_run, name, {}, program=program) for name in observables]
-    # the whole result too: the metamorphic checks' base run at PARAMS is then this very call, served from memory
-    script = [OverrideRun("evidence-script", run, name, dict(spec.parameters)) for name in ["", *observables]]
-    observed = observe(subject.script, trusted + script, subject.workdir, subject.pool, subject.limits)
-    elsewhere = ", ".join(f"{name} = {params[name]!r}, not {value!r}" for name, value in spec.parameters.items()
-                          if params[name] != value)
-    return Recomputation(dict(zip(observables, observed[:len(trusted)])),
-                         dict(zip(observables, observed[len(trusted) + 1:])), dict(spec.parameters),
-                         proposal.pipeline, elsewhere=elsewhere)
+    pair = _RecomputedPair(subject, observables, spec.run or f"run_{proposal.pipeline}", run, program,
+                           dict(spec.parameters))
+    recomputation = partial(Recomputation, point=dict(spec.parameters), pipeline=proposal.pipeline,
+                            elsewhere=", ".join(f"{name} = {params[name]!r}, not {value!r}"
+                                                for name, value in spec.parameters.items() if params[name] != value))
+    pipeline = pipeline_for_spec(backend, spec.model, spec.lattice, spec.method)
+    too_big = beyond_budget(pipeline, spec.parameters)
+    if too_big is None:
+        # the whole result too: the metamorphic checks' base run at PARAMS is then this very call, from memory
+        trusted, script = pair.observe({}, whole=True)
+        spent = next((observed for observed in trusted.values() if _out_of_budget(observed)), None)
+        if spent is None:
+            return recomputation(trusted, script)
+        too_big = f"physvec's recomputation at the task's size ran out of its limits ({spent.error[:200]})"
+    point = reduced_point(pipeline, spec.parameters, too_big)
+    if isinstance(point, str):
+        return recomputation({}, {}, missing=f"{too_big}, and it cannot be reduced: {point}")
+    return recomputation(*pair.observe(point.overrides, whole=False), reduced=point)
+
+
+def _out_of_budget(observed: Observed) -> bool:
+    """Whether a run stopped for want of time or memory (a limit killed it, or an allocation failed)."""
+    return observed.died or (not observed.ok and "MemoryError" in observed.error)
+
+
+@dataclass(frozen=True)
+class _RecomputedPair:
+    """physvec's trusted program and the script's run_ function, called at the task point or a reduced one."""
+
+    subject: Subject
+    observables: list[str]
+    trusted_run: str
+    script_run: str
+    program: Path
+    task_point: dict[str, Any]
+
+    def observe(self, reduced: dict[str, Any], whole: bool) -> tuple[dict[str, Observed], dict[str, Observed]]:
+        """(physvec's, the script's) value of each observable; ``whole`` also records the script's whole result."""
+        suffix = "-reduced" if reduced else ""
+        trusted = [OverrideRun(f"trusted-recomputation{suffix}", self.trusted_run, name, dict(reduced),
+                               program=self.program) for name in self.observables]
+        script = [OverrideRun(f"evidence-script{suffix}", self.script_run, name, {**self.task_point, **reduced})
+                  for name in (["", *self.observables] if whole else self.observables)]
+        subject = self.subject
+        observed = observe(subject.script, trusted + script, subject.workdir, subject.pool, subject.limits)
+        scripted = observed[len(trusted) + (1 if whole else 0):]
+        return dict(zip(self.observables, observed[:len(trusted)])), dict(zip(self.observables, scripted))
 
 
 def tolerance_for(subject: Subject, observable: str) -> Tolerances:
@@ -145,7 +192,10 @@ def _compared_with_recomputation(subject: Subject, observable: str, recomputatio
                                  ) -> tuple[Outcome, str, dict[str, Any], dict[str, Any]]:
     """(outcome, message, evidence, sealed) of the script's value against physvec's, at the task point."""
     trusted, script = recomputation.trusted.get(observable), recomputation.script.get(observable)
-    where = {"point": recomputation.point, "pipeline": recomputation.pipeline}
+    where: dict[str, Any] = {"point": recomputation.point, "pipeline": recomputation.pipeline}
+    reduced = recomputation.reduced
+    if reduced is not None:
+        where |= {"reduced_to": reduced.overrides, "reduced_because": reduced.reason}
     if trusted is None or script is None:
         return Outcome.UNKNOWN, recomputation.missing, where, {}
     if not trusted.ok:
@@ -169,10 +219,15 @@ def _compared_with_recomputation(subject: Subject, observable: str, recomputatio
         return (Outcome.UNKNOWN, f"the script's run_ agrees with physvec's recomputation at the task's parameters, "
                 f"but its PARAMS hold {recomputation.elsewhere}: results.json and the figure are not at the task "
                 "point", evidence, sealed)
+    at = (f"at a reduced size, {reduced.sizes(recomputation.point)}: {reduced.reason}" if reduced is not None
+          else "at the task's parameters")
+    if agrees and reduced is not None:
+        return (Outcome.UNKNOWN, f"agrees with physvec's recomputation ({recomputation.pipeline}) {at}; a script can "
+                "branch on the size, so that is no value at the task point", evidence, sealed)
     if agrees:
         return Outcome.CERTIFIED, f"agrees with physvec's recomputation ({recomputation.pipeline})", evidence, sealed
     return (Outcome.FAILED, f"{int(np.sum(~close))} of {close.size} values differ from physvec's recomputation "
-            f"({recomputation.pipeline}) at the task's parameters", evidence, sealed)
+            f"({recomputation.pipeline}) {at}", evidence, sealed)
 
 
 def _reference_outcome(observable: str, references: list[Obligation]) -> Obligation | None:
@@ -187,13 +242,14 @@ def evidence_obligation(subject: Subject, observable: str, references: list[Obli
     if reference is not None:
         kinds[SEALED_REFERENCE] = reference.outcome.value
     outcome, message, evidence, sealed = _compared_with_recomputation(subject, observable, recomputation)
+    recomputed = TRUSTED_RECOMPUTATION if recomputation.reduced is None else TRUSTED_RECOMPUTATION_AT_REDUCED_SIZE
     if outcome is not Outcome.UNKNOWN or observable in recomputation.trusted:
-        kinds[TRUSTED_RECOMPUTATION] = outcome.value
+        kinds[recomputed] = outcome.value
     failed = [kind for kind, result in kinds.items() if result == Outcome.FAILED.value]
     certified = [kind for kind, result in kinds.items() if result == Outcome.CERTIFIED.value]
     if failed:
         verdict = Outcome.FAILED
-        text = message if TRUSTED_RECOMPUTATION in failed else "disagrees with the sealed reference data"
+        text = message if recomputed in failed else "disagrees with the sealed reference data"
     elif certified:
         said = {SEALED_REFERENCE: "sealed reference data", TRUSTED_RECOMPUTATION: message}
         verdict = Outcome.CERTIFIED
@@ -201,7 +257,8 @@ def evidence_obligation(subject: Subject, observable: str, references: list[Obli
     else:
         why = message or recomputation.missing or "the task has no reference data for it"
         verdict = Outcome.UNKNOWN
-        text = f"no independent value at the task point, only the script's agreement with itself: {why}"
+        text = (f"no independent value at the task point: {why}" if recomputation.reduced is not None
+                else f"no independent value at the task point, only the script's agreement with itself: {why}")
     return Obligation(name=f"{EVIDENCE}:{observable}", category=EVIDENCE, outcome=verdict, message=text,
                       evidence={"kinds": kinds, **evidence}, sealed=sealed, required=True)
 
