@@ -134,7 +134,8 @@ def recompute(subject: Subject, contract: ScriptContract, observables: list[str]
                             elsewhere=", ".join(f"{name} = {params[name]!r}, not {value!r}"
                                                 for name, value in spec.parameters.items() if params[name] != value))
     pipeline = pipeline_for_spec(backend, spec.model, spec.lattice, spec.method)
-    too_big = beyond_budget(pipeline, spec.parameters)
+    run_key = f"{subject.workdir.resolve().parent}\n{proposal.script}"
+    too_big = beyond_budget(pipeline, spec.parameters) or _spent_runs.get(run_key)
     if too_big is None:
         # the whole result too: the metamorphic checks' base run at PARAMS is then this very call, from memory
         trusted, script = pair.observe({}, whole=True)
@@ -142,10 +143,17 @@ def recompute(subject: Subject, contract: ScriptContract, observables: list[str]
         if spent is None:
             return recomputation(trusted, script)
         too_big = f"physvec's recomputation at the task's size ran out of its limits ({spent.error[:200]})"
+        _spent_runs[run_key] = too_big
     point = reduced_point(pipeline, spec.parameters, too_big)
     if isinstance(point, str):
         return recomputation({}, {}, missing=f"{too_big}, and it cannot be reduced: {point}")
     return recomputation(*pair.observe(point.overrides, whole=False), reduced=point)
+
+
+_spent_runs: dict[str, str] = {}
+"""Why physvec's recomputation ran out of its limits at a task's size, per run folder and trusted program: a
+later stage's recomputation (the convergence judge's tie-breaker) goes straight to the reduced size instead of
+spending the limits again.  Only deaths are kept here; the override memo keeps only runs that returned."""
 
 
 def _out_of_budget(observed: Observed) -> bool:

@@ -124,3 +124,14 @@ def test_a_recomputation_that_runs_out_of_memory_at_the_task_s_size_is_repeated_
     assert "ran out of its limits" in magnetisation.evidence["reduced_because"]
     assert "MemoryError" in magnetisation.evidence["reduced_because"]
     assert magnetisation.outcome is Outcome.UNKNOWN
+
+
+def test_a_recomputation_that_ran_out_of_its_limits_is_not_tried_again_at_the_task_s_size(tmp_path, monkeypatch):
+    """The convergence judge asks again: it gets the reduced size's answer without a second run at 30 qubits."""
+    monkeypatch.setattr(reduced_size, "MAX_AMPLITUDES", 2 ** 40)
+    task = quench_task(tmp_path, 30)
+    magnetisation_evidence(task, honest_script(task), tmp_path)
+    shutil.rmtree(tmp_path / "work" / "v01-scientific" / "trusted-recomputation")
+    again = magnetisation_evidence(task, honest_script(task), tmp_path)
+    assert again.evidence["reduced_to"] == {"L": 14}
+    assert not (tmp_path / "work" / "v01-scientific" / "trusted-recomputation").exists()
