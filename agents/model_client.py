@@ -8,6 +8,9 @@
   step, the request hash and the call's ordinal among identical requests of that step.
 - A call may offer tools (OpenAI function schemas); the reply's tool calls are recorded with its text,
   so a resumed or replayed run sees the same calls.
+- A call whose reply has a shape names its pydantic model: the provider is asked for structured output
+  (``response_format`` json_schema).  A server that refuses it is asked once more without, and not asked
+  for it again in the run; the caller's fenced-JSON parsing is the fallback.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
+from pydantic import BaseModel
 
 from physvec.runstore.transcript import EventType, Transcript
 
@@ -73,6 +77,16 @@ ToolSchema = dict[str, Any]
 """An OpenAI function-tool schema: {"type": "function", "function": {"name", "description", "parameters"}}."""
 
 
+def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAI/llama.cpp ``response_format`` that constrains a reply to ``schema``.
+
+    ``strict`` is off because a plan's free ``value`` and defaulted keys are outside OpenAI's strict subset;
+    llama.cpp turns the schema into a grammar either way, and the reply is validated by the caller.
+    """
+    return {"type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+
+
 def _message_record(message: BaseMessage) -> dict[str, Any]:
     """A message as the transcript and the request hash see it (tool calls only where there are any)."""
     record: dict[str, Any] = {"type": message.type, "content": message.content}
@@ -84,14 +98,17 @@ def _message_record(message: BaseMessage) -> dict[str, Any]:
 
 
 def request_hash(role: str, messages: Sequence[BaseMessage], temperature: float | None = None,
-                 tools: Sequence[ToolSchema] = ()) -> str:
-    """A stable hash of what was asked: the role, each message (with its tool calls), any temperature and tools."""
+                 tools: Sequence[ToolSchema] = (), schema: type[BaseModel] | None = None) -> str:
+    """A stable hash of what was asked: the role, each message (with its tool calls), any temperature,
+    tools and reply schema."""
     def hashed(message: BaseMessage) -> list[Any]:
         extras = {k: v for k, v in _message_record(message).items() if k not in ("type", "content")}
         return [message.type, message.content, extras] if extras else [message.type, message.content]
     asked: list[Any] = [role, [hashed(m) for m in messages], temperature]
     if tools:
         asked.append(list(tools))
+    if schema is not None:
+        asked.append(schema.__name__)
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
 
 
@@ -112,6 +129,8 @@ class ModelClient:
         self._recorded: dict[tuple[int | None, str, int], AIMessage] = {}
         self._asked: Counter[tuple[int | None, str]] = Counter()
         self.tokens_used = 0
+        self.structured_output_refused = False
+        """set when the provider rejected ``response_format``; later calls do not send it"""
         self._load_record()
 
     def _load_record(self) -> None:
@@ -125,24 +144,26 @@ class ModelClient:
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
 
     def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
-            temperature: float | None = None) -> str:
-        """The model's reply text to ``messages`` (at ``temperature`` when given, e.g. for votes).
+            temperature: float | None = None, schema: type[BaseModel] | None = None) -> str:
+        """The model's reply text to ``messages`` (at ``temperature`` when given, e.g. for votes), constrained
+        to ``schema`` by the provider's structured output where it has one.
 
         Raises:
             BudgetExhausted: the token budget is spent.
             ModelUnavailable: the provider failed on every attempt or refused the request.
         """
-        return _text(self.ask_message(role, messages, node, step, temperature))
+        return _text(self.ask_message(role, messages, node, step, temperature, schema=schema))
 
     def ask_message(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
-                    temperature: float | None = None, tools: Sequence[ToolSchema] = ()) -> AIMessage:
+                    temperature: float | None = None, tools: Sequence[ToolSchema] = (),
+                    schema: type[BaseModel] | None = None) -> AIMessage:
         """The model's whole reply, with any tool calls it made to the offered ``tools``.
 
         Raises:
             BudgetExhausted: the token budget is spent.
             ModelUnavailable: the provider failed on every attempt or refused the request.
         """
-        digest = request_hash(role, messages, temperature, tools)
+        digest = request_hash(role, messages, temperature, tools, schema)
         ordinal = self._asked[(step, digest)]
         self._asked[(step, digest)] += 1
         recorded = self._recorded.get((step, digest, ordinal))
@@ -155,7 +176,7 @@ class ModelClient:
                                    tokens_used=self.tokens_used, token_budget=self.token_budget)
             raise BudgetExhausted(f"{self.tokens_used} of {self.token_budget} tokens used")
         started = time.monotonic()
-        reply, attempts = self._invoke_with_retries(messages, node, step, temperature, tools)
+        reply, attempts, structured = self._invoke_structured(messages, node, step, temperature, tools, schema)
         latency = time.monotonic() - started
         usage = reply.usage_metadata or {}
         input_tokens = usage.get("input_tokens") or count_tokens_approximately(list(messages))
@@ -166,15 +187,38 @@ class ModelClient:
             EventType.MODEL_CALL, node=node, step=step, role=role, request_hash=digest,
             prompt=[_message_record(m) for m in messages], reply=_text(reply),
             **({"tools": [t["function"]["name"] for t in tools], "tool_calls": calls} if tools else {}),
+            **({"schema": schema.__name__, "structured_output": structured} if schema else {}),
             input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature,
             tokens_counted="server" if usage else "approximate", latency_s=round(latency, 3), attempts=attempts,
         )
         return AIMessage(content=_text(reply), tool_calls=calls)
 
+    def _invoke_structured(self, messages: Sequence[BaseMessage], node: str, step: int, temperature: float | None,
+                           tools: Sequence[ToolSchema], schema: type[BaseModel] | None) -> tuple[AIMessage, int, bool]:
+        """The reply, its attempts, and whether structured output was sent: with ``schema``, first with
+        ``response_format``; a provider that rejects it (400/422) is asked once more without, and from then
+        on never with it in this run."""
+        if schema is None or self.structured_output_refused:
+            return (*self._invoke_with_retries(messages, node, step, temperature, tools), False)
+        try:
+            return (*self._invoke_with_retries(messages, node, step, temperature, tools,
+                                               {"response_format": response_format(schema)}), True)
+        except ModelUnavailable as error:
+            cause = error.__cause__
+            if not (isinstance(cause, openai.APIStatusError) and cause.status_code in (400, 422)):
+                raise
+            self.structured_output_refused = True
+            self.transcript.append(EventType.INFRASTRUCTURE_FAULT, node=node, step=step, error=type(cause).__name__,
+                                   message=str(cause)[:500], attempt=1,
+                                   retry_in_s=0.0, fallback="asking again without response_format")
+            return (*self._invoke_with_retries(messages, node, step, temperature, tools), False)
+
     def _invoke_with_retries(self, messages: Sequence[BaseMessage], node: str, step: int,
-                             temperature: float | None, tools: Sequence[ToolSchema]) -> tuple[AIMessage, int]:
+                             temperature: float | None, tools: Sequence[ToolSchema],
+                             extra: dict[str, Any] | None = None) -> tuple[AIMessage, int]:
         model: Any = self.model.bind_tools(list(tools)) if tools else self.model
         model = model if temperature is None else model.bind(temperature=temperature)
+        model = model.bind(**extra) if extra else model
         for attempt in range(self.retry.attempts):
             try:
                 return model.invoke(list(messages)), attempt + 1

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
+from pydantic import BaseModel
 
 from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable, RetryPolicy, request_hash
 from physvec.agents.providers import (
@@ -170,3 +171,35 @@ def test_replies_without_a_script_are_invalid(reply):
 
 def test_the_first_fenced_script_is_extracted():
     assert extract_script("text\n```python\nprint(1)\n```\nmore\n```python\nprint(2)\n```") == "print(1)\n"
+
+
+class Answer(BaseModel):
+    energy: float
+
+
+def test_a_call_with_a_reply_schema_sends_it_as_json_schema_response_format(tmp_path):
+    with ChatCompletionsServer(['{"energy": -1.5}']) as server:
+        model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=5))
+        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000, FAST_RETRY)
+        assert client.ask("plan", QUESTION, node="plan", step=1, schema=Answer) == '{"energy": -1.5}'
+        sent = server.request_log[0]["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["name"] == "Answer"
+    assert sent["json_schema"]["schema"]["properties"]["energy"]["type"] == "number"
+    (call,) = [e for e in client.transcript.events() if e.type is EventType.MODEL_CALL]
+    assert call.data["structured_output"] is True and call.data["schema"] == "Answer"
+
+
+def test_a_server_that_rejects_response_format_is_asked_once_more_without_and_never_with_it_again(tmp_path):
+    with ChatCompletionsServer(["400_response_format", "first", "second"]) as server:
+        model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=5))
+        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000, FAST_RETRY)
+        assert client.ask("plan", QUESTION, node="plan", step=1, schema=Answer) == "first"
+        assert client.ask("plan", QUESTION, node="plan", step=2, schema=Answer) == "second"
+        sent = [entry["response_format"] for entry in server.request_log]
+    assert sent[0] is not None and sent[1:] == [None, None]
+    (fault,) = [e for e in client.transcript.events() if e.type is EventType.INFRASTRUCTURE_FAULT]
+    assert "without response_format" in fault.data["fallback"]
+
+
+def test_the_request_hash_tells_a_reply_schema_apart():
+    assert request_hash("r", QUESTION) != request_hash("r", QUESTION, schema=Answer)

@@ -2,7 +2,9 @@
 
 Its replies are fixtures: a queue of behaviours, each reply text, a reply with tool calls
 ({"content": ..., "tool_calls": [{"name", "args"}]}), or an injected fault ("429", "500", "timeout",
-"malformed").  Every request is logged (with the tools it offered) so tests can see the retries.
+"malformed", or "400_response_format": a 400 like a server that does not know structured output).
+Every request is logged (with the tools, response_format, seed and temperature it sent) so tests can
+see the retries.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("429", "500", "timeout", "malformed")
+FAULTS = ("429", "500", "timeout", "malformed", "400_response_format")
 
 
 class ChatCompletionsServer:
@@ -52,7 +54,9 @@ class ChatCompletionsServer:
             behaviour = self.behaviours.popleft() if self.behaviours else "500"
             self.request_log.append({"time": time.time(), "behaviour": behaviour if behaviour in FAULTS else "reply",
                                      "model": request.get("model"), "messages": request.get("messages", []),
-                                     "tools": [tool["function"]["name"] for tool in request.get("tools", [])]})
+                                     "tools": [tool["function"]["name"] for tool in request.get("tools", [])],
+                                     "response_format": request.get("response_format"),
+                                     "seed": request.get("seed"), "temperature": request.get("temperature")})
             return behaviour
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -88,6 +92,8 @@ class ChatCompletionsServer:
                 elif behaviour == "timeout":
                     time.sleep(server.timeout_sleep_s)
                     self._send(500, {"error": {"message": "too late"}})
+                elif behaviour == "400_response_format":
+                    self._send(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
                 elif behaviour == "malformed":
                     self._send_raw(200, b'{"id": "x", "choices": [ this is not json')
                 else:
