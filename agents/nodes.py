@@ -54,29 +54,37 @@ RETRIEVAL_FILE = "retrieval.json"
 PLAN_FILE = "plan.json"
 
 
-def _author_plan(ctx: RunContext, paper_text: str, step: int) -> AuthorPlan | None:
-    """Ask the Author for its structured plan; each unusable reply is recorded and answered once."""
+def _author_plan(ctx: RunContext, paper_text: str, step: int) -> AuthorPlan | str:
+    """Ask the Author for its structured plan (as structured output where the provider has it); each
+    unusable reply is recorded and answered once.  Returns the plan, or why none was usable."""
     messages = plan_messages(ctx.task.task, paper_text, MAX_QUERIES)
-    for attempt in range(ctx.task.task.limits.author_attempts):
-        reply = ctx.client.ask("author_plan", messages, node="plan", step=step)
+    attempts = ctx.task.task.limits.author_attempts
+    problem = "no attempt was allowed"
+    for attempt in range(attempts):
+        reply = ctx.client.ask("author_plan", messages, node="plan", step=step, schema=AuthorPlan)
         try:
             return parse_plan(reply)
         except InvalidModelReply as error:
+            problem = str(error)
             ctx.transcript.append(EventType.INVALID_MODEL_REPLY, node="plan", step=step, role="author_plan",
-                                  attempt=attempt + 1, problem=str(error))
+                                  attempt=attempt + 1, problem=problem)
             messages = [*messages, AIMessage(reply), HumanMessage(f"{error}. Reply with the JSON plan only.")]
-    return None
+    return f"no valid plan in {attempts} attempts; the last: {problem}"
 
 
 def plan(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Extract the paper's text, record what is to be reproduced under which limits, and (with a model
-    and ``limits.author_plan``) have the Author write its structured plan."""
+    and ``limits.author_plan``) have the Author write its structured plan.  A plan that never validates
+    is a PLAN_FAILED event, and the Author is told it has none."""
     text = read_paper_text(ctx.task.paper)
     (ctx.run.path / "paper.txt").write_text(text, encoding="utf-8")
     task = ctx.task.task
-    author_plan = _author_plan(ctx, text, step) if task.limits.author_plan and ctx.language_model else None
+    outcome = _author_plan(ctx, text, step) if task.limits.author_plan and ctx.language_model else None
+    author_plan = outcome if isinstance(outcome, AuthorPlan) else None
     if author_plan is not None:
         (ctx.run.path / PLAN_FILE).write_text(author_plan.model_dump_json(indent=1), encoding="utf-8")
+    if isinstance(outcome, str):
+        ctx.transcript.append(EventType.PLAN_FAILED, node="plan", step=step, reason=outcome)
     ctx.transcript.append(
         EventType.PLAN, node="plan", step=step, backend=task.backend, target=task.target.model_dump(),
         paper_chars=len(text), limits=task.limits.model_dump(),
@@ -89,6 +97,12 @@ def plan(state: PipelineState, ctx: RunContext, step: int) -> Update:
 def _saved_plan(ctx: RunContext) -> AuthorPlan | None:
     path = ctx.run.path / PLAN_FILE
     return AuthorPlan.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _plan_failure(ctx: RunContext) -> str | None:
+    """Why the run has no plan, when planning was tried and failed (from the transcript's PLAN_FAILED)."""
+    failures = [e.data["reason"] for e in ctx.transcript.events() if e.type is EventType.PLAN_FAILED]
+    return failures[-1] if failures else None
 
 
 def built_knowledge_base(ctx: RunContext, node: str, step: int) -> KnowledgeBase | None:
@@ -181,7 +195,8 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
     author_plan = _saved_plan(ctx)
     messages = author_messages(ctx.task.task, paper_text, _documentation(ctx),
-                               author_plan.model_dump() if author_plan else None)
+                               author_plan.model_dump() if author_plan else None,
+                               None if author_plan else _plan_failure(ctx))
     script = ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
     if script is None:
         return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}

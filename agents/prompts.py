@@ -32,17 +32,20 @@ def _under_contract(task: Task, template: str, /, **variables: Any) -> list[Base
 
 
 def plan_messages(task: Task, paper_text: str, max_queries: int) -> list[BaseMessage]:
-    """The Author's planning request: the task and the paper excerpt; a JSON plan comes back."""
-    return _under_contract(task, "author_plan.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS],
-                           max_queries=max_queries)
+    """The Author's planning request: the task and the paper excerpt; a JSON plan comes back, so the
+    system message asks for JSON, not for the script the contract describes."""
+    return [SystemMessage(render("system_json.j2", backend=task.backend)),
+            HumanMessage(render("author_plan.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS],
+                                max_queries=max_queries))]
 
 
 def author_messages(task: Task, paper_text: str, documentation: list[dict[str, Any]] = (),
-                    plan: dict[str, Any] | None = None) -> list[BaseMessage]:
-    """The Author's first request: the contract, the task, the paper excerpt, the Author's own plan and
-    the retrieved documentation snippets (with their sources)."""
+                    plan: dict[str, Any] | None = None, plan_failed: str | None = None) -> list[BaseMessage]:
+    """The Author's first request: the contract, the task, the paper excerpt, the Author's own plan (or,
+    when planning failed, that there is none and why) and the retrieved documentation snippets."""
     return _under_contract(task, "author.j2", task=task, paper_text=paper_text[:PAPER_EXCERPT_CHARS],
-                           documentation=list(documentation)[:DOCUMENTATION_SNIPPETS], plan=plan)
+                           documentation=list(documentation)[:DOCUMENTATION_SNIPPETS], plan=plan,
+                           plan_failed=plan_failed)
 
 
 def function_repair_messages(task: Task, version: int, script: str, items: list[Any]) -> list[BaseMessage]:

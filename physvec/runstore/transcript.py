@@ -29,6 +29,7 @@ class EventType(StrEnum):
     NODE_STARTED = "node_started"
     NODE_FINISHED = "node_finished"
     PLAN = "plan"
+    PLAN_FAILED = "plan_failed"
     RETRIEVAL = "retrieval"
     MODEL_CALL = "model_call"
     MODEL_REPLY_REUSED = "model_reply_reused"

@@ -52,3 +52,30 @@ def test_the_author_plans_retrieves_and_refines_until_the_contract_holds(tiny_ta
     assert [c.data["role"] for c in calls] == ["author_plan", "author_plan", "author", "author"]
     assert all(c.data["prompt"] for c in calls), "every rendered prompt is recorded"
     assert "Your plan" in json.dumps(calls[2].data["prompt"]) and "contract" in json.dumps(calls[3].data["prompt"])
+
+
+def test_the_plan_prompt_asks_for_json_under_a_system_message_that_asks_for_json_not_a_script(
+        tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, author_plan=True)
+    plan_reply = "```json\n" + json.dumps(PLAN) + "\n```\n"
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", plan_reply, GOOD_SCRIPT), runs_dir)
+    calls = [e for e in read_events(run.transcript_file) if e.type is EventType.MODEL_CALL]
+    plan_system = calls[0].data["prompt"][0]
+    assert plan_system["type"] == "system" and "JSON object" in plan_system["content"]
+    assert "python" not in plan_system["content"].lower()
+    assert calls[0].data["schema"] == "AuthorPlan", "the plan call names its reply schema"
+    assert "fenced block" in calls[1].data["prompt"][0]["content"], "the author's system message keeps the contract"
+
+
+def test_a_plan_that_never_validates_ends_the_plan_step_visibly_and_the_author_is_told_it_has_none(
+        tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, author_plan=True, author_attempts=2)
+    replies = write_replies(tmp_path / "r.json", "no json here", '{"system": "chain"}', GOOD_SCRIPT)
+    code, run = reproduce(tiny_task, replies, runs_dir)
+    events = list(read_events(run.transcript_file))
+    (failed,) = [e for e in events if e.type is EventType.PLAN_FAILED]
+    assert failed.node == "plan" and "2 attempts" in failed.data["reason"]
+    assert "required fields" in failed.data["reason"], "the last attempt's problem is the reason"
+    assert not (run.path / "plan.json").exists()
+    author_call = [e for e in events if e.type is EventType.MODEL_CALL and e.data["role"] == "author"][0]
+    assert "You have no plan: planning failed" in json.dumps(author_call.data["prompt"])
