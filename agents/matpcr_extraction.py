@@ -12,8 +12,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from langchain_core.messages import HumanMessage
-from pydantic import ValidationError
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from physvec.agents.model_client import ModelClient
 from physvec.agents.prompts import render
@@ -21,6 +21,25 @@ from physvec.verifiers.matpcr.schema import LABELS, UNITS, Claim, Constraint
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 MODEL_KEYS = {"value", "unit", "label", "hkl"}
+
+
+class ModelClaim(BaseModel):
+    """One entry as the model may write it: the keys of MODEL_KEYS, nothing else (checked again by ``validated``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | None = None
+    unit: str | None = None
+    label: str | None = None
+    hkl: list[int] | None = None
+
+
+class ModelClaims(BaseModel):
+    """The reply's shape, offered to the provider as structured output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claims: list[ModelClaim]
 
 
 @dataclass(frozen=True)
@@ -60,7 +79,9 @@ def model_claims(constraint: Constraint, answer: str, client: ModelClient, step:
     """The answer's claims as the model restates them, each validated against the schema and the answer."""
     prompt = render("matpcr_extract.j2", constraint=constraint, units=UNITS[constraint], labels=LABELS[constraint],
                     reply=answer)
-    data = _json_object(client.ask("matpcr_extractor", [HumanMessage(prompt)], node="matpcr_evaluate", step=step))
+    system = SystemMessage("Reply with one JSON object that matches the requested schema, and nothing else.")
+    data = _json_object(client.ask("matpcr_extractor", [system, HumanMessage(prompt)], node="matpcr_evaluate",
+                                   step=step, schema=ModelClaims))
     entries = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         return ModelExtraction([], ["the reply holds no JSON object with a list 'claims'"])

@@ -7,7 +7,10 @@ import json
 
 import pytest
 
-from physvec.agents.matpcr_extraction import validated
+from physvec.agents.matpcr_extraction import model_claims, validated
+from physvec.agents.model_client import ModelClient
+from physvec.agents.providers import make_chat_model
+from physvec.runstore.transcript import EventType, Transcript
 from physvec.cli.matpcr import main
 from physvec.verifiers.matpcr.schema import Claim
 from tests.support.scripted import write_replies
@@ -42,3 +45,12 @@ def test_evaluate_falls_back_to_the_model_only_when_the_parser_reads_nothing(tmp
     record = json.loads((tmp_path / "runs" / "matpcr-eval" / "responses.jsonl").read_text())
     assert (record["checkable"], record["consistent"]) == (1, 1)
     assert record["extraction"] == "model: 1 accepted, 1 refused (99.9 is no number the answer states)"
+
+
+def test_the_extraction_call_asks_for_the_claims_schema_as_structured_output(tmp_path):
+    model = make_chat_model(f"scripted:{write_replies(tmp_path / 'scripted.json', json.dumps({'claims': []}))}")
+    transcript = Transcript(tmp_path / "t.jsonl")
+    assert model_claims("diffraction", ANSWER, ModelClient(model, transcript, 10_000), step=1).claims == []
+    (call,) = [e for e in transcript.events() if e.type is EventType.MODEL_CALL]
+    assert call.data["schema"] == "ModelClaims"
+    assert call.data["prompt"][0]["type"] == "system" and "JSON object" in call.data["prompt"][0]["content"]
