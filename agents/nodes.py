@@ -368,6 +368,31 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
     return update
 
 
+def ending_reason(state: PipelineState, ctx: RunContext, latest: dict[str, Certificate]) -> str:
+    """What ended the run, in words that name the limit and its count, so the final line says why a run
+    stopped rather than only its verdict."""
+    status, error = state.get("status", Status.RUNNING), state.get("error")
+    if status == Status.BUDGET_EXHAUSTED:
+        return f"token budget spent ({error})"
+    if status == Status.MODEL_UNAVAILABLE:
+        return f"the model is unavailable ({error})"
+    if status in (Status.AUTHOR_FAILED, Status.ERROR):
+        return str(error)
+    limits = ctx.task.task.limits
+    failed = [stage for stage, certificate in latest.items() if certificate.verdict is Verdict.FAILED]
+    if "programming" in failed:
+        used, allowed, kind = state.get("programming_iteration", 0), limits.programming_iterations, "programming"
+    elif {"scientific", "convergence"} & set(failed):
+        used, allowed, kind = state.get("scientific_iteration", 0), limits.scientific_iterations, "scientific"
+    else:
+        return "every stage ran"
+    if not ctx.language_model:
+        return f"{kind} verification failed and no language model may repair it"
+    if used < allowed:
+        return f"{kind} verification failed and physvec stopped repairing ({used} of {allowed} rounds used)"
+    return f"{kind} repair budget spent ({used} of {allowed} rounds)"
+
+
 def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Judge the run from each stage's latest certificate; publish its results and figure."""
     latest = _current_certificates(state, ctx, STAGES)
@@ -376,6 +401,7 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     ctx.transcript.append(EventType.CERTIFICATE, node="finalize", step=step, verifier="isolation", version=0,
                           path=str(isolation_path.relative_to(ctx.run.path)), sha256=file_digest(isolation_path),
                           verdict=isolation.verdict.value)
+    ended_by = ending_reason(state, ctx, latest)
     status = state.get("status", Status.RUNNING)
     verdict = judge_run([*latest.values(), isolation], run_completed=status == Status.RUNNING)
     if status == Status.RUNNING:
@@ -395,7 +421,7 @@ def finalize(state: PipelineState, ctx: RunContext, step: int) -> Update:
     ctx.run.update_metadata(status=str(status), verdict=verdict.value, tokens_used=ctx.client.tokens_used,
                             metrics=metrics,
                             script_versions=state.get("script_version", 0),
-                            error=state.get("error"))
+                            error=state.get("error"), ended_by=ended_by)
     ctx.transcript.append(EventType.RUN_FINISHED, node="finalize", step=step, status=str(status),
-                                verdict=verdict.value, tokens_used=ctx.client.tokens_used)
+                          verdict=verdict.value, tokens_used=ctx.client.tokens_used, ended_by=ended_by)
     return {"status": status, "verdict": verdict.value}

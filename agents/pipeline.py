@@ -67,6 +67,14 @@ def _running(state: PipelineState) -> bool:
     return state.get("status") == Status.RUNNING
 
 
+def continue_unless_stopped(following: str) -> Callable[[PipelineState], str]:
+    """Before a node that may call the model: go on to ``following``, unless the budget or model gave out
+    (a model found unavailable while planning is not asked again by the Author)."""
+    def route(state: PipelineState) -> str:
+        return following if _running(state) else "finalize"
+    return route
+
+
 def verify_unless_stopped(state: PipelineState) -> str:
     """After a new script version (author or repair): verify it, unless budget or model gave out."""
     return "programming_verify" if _running(state) else "finalize"
@@ -110,8 +118,8 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
                  "scientific_repair", "convergence", "domain_checks", "finalize"):
         graph.add_node(name, recorded_node(name, getattr(nodes, name), ctx))
     graph.add_edge(START, "plan")
-    graph.add_edge("plan", "retrieve")
-    graph.add_edge("retrieve", "author")
+    graph.add_conditional_edges("plan", continue_unless_stopped("retrieve"), ["retrieve", "finalize"])
+    graph.add_conditional_edges("retrieve", continue_unless_stopped("author"), ["author", "finalize"])
     graph.add_conditional_edges("author", verify_unless_stopped, ["programming_verify", "finalize"])
     graph.add_conditional_edges("programming_verify", after_programming,
                                 ["scientific_verify", "programming_repair", "finalize"])

@@ -153,8 +153,10 @@ def _check_provider(spec: str, settings: ProviderSettings, retry: RetryPolicy) -
 
 
 def _report_outcome(outcome: RunOutcome) -> int:
-    _errors.print(f"run {outcome.run.run_id}: status {outcome.status}, verdict {outcome.verdict}")
-    cause = outcome.run.metadata().get("error")
+    meta = outcome.run.metadata()
+    ended_by = f", ended by: {meta['ended_by']}" if meta.get("ended_by") else ""
+    _errors.print(f"run {outcome.run.run_id}: status {outcome.status}, verdict {outcome.verdict}{ended_by}")
+    cause = meta.get("error")
     if cause and outcome.status != "finished":
         _errors.print(f"cause: {cause}")
     _errors.print(f"report: {outcome.run.report_file}")

@@ -137,12 +137,15 @@ def test_retrieved_documentation_is_recorded_with_its_sources_and_reaches_the_au
     assert json.loads((run.path / "retrieval.json").read_text())
 
 
-def test_an_unrepaired_fault_fails_after_the_iteration_budget(tiny_task, runs_dir, tmp_path):
+def test_an_unrepaired_fault_fails_after_the_iteration_budget_and_the_final_line_names_it(
+        tiny_task, runs_dir, tmp_path, capsys):
     set_limits(tiny_task, programming_iterations=1)
     code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, MISSPELLED), runs_dir)
     assert code == 1
     assert node_sequence(run)[-3:] == ["programming_repair", "programming_verify", "finalize"]
     assert run.metadata()["verdict"] == "failed"
+    assert run.metadata()["ended_by"] == "programming repair budget spent (1 of 1 rounds)"
+    assert "ended by: programming repair budget spent (1 of 1 rounds)" in capsys.readouterr().err
 
 
 def test_the_token_budget_stops_the_run_cleanly(tiny_task, runs_dir, tmp_path):
@@ -150,6 +153,7 @@ def test_the_token_budget_stops_the_run_cleanly(tiny_task, runs_dir, tmp_path):
     code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, GOOD_SCRIPT), runs_dir)
     assert code == 1
     assert run.metadata()["status"] == "budget_exhausted"
+    assert run.metadata()["ended_by"].startswith("token budget spent (")
     assert [e.type for e in read_events(run.transcript_file)].count(EventType.MODEL_CALL) == 1
     assert run.report_file.is_file()
 
@@ -168,6 +172,15 @@ def test_a_model_outage_inside_a_verifier_ends_the_run_with_its_status_not_a_cra
 
     assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", run.run_id]) == 0
     assert "replies were already served" in capsys.readouterr().out
+
+
+def test_a_model_found_unavailable_while_planning_ends_the_run_at_once(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, author_plan=True)
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json"), runs_dir)  # no replies: the model is gone
+    assert code == 1
+    assert node_sequence(run) == ["plan", "finalize"], "neither retrieval nor the Author asks a gone model"
+    assert run.metadata()["status"] == "model_unavailable"
+    assert run.metadata()["ended_by"].startswith("the model is unavailable (")
 
 
 def test_a_reply_without_a_script_is_an_invalid_reply_not_a_crash(tiny_task, runs_dir, tmp_path):
