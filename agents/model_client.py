@@ -8,6 +8,9 @@
   step, the request hash and the call's ordinal among identical requests of that step.
 - A call may offer tools (OpenAI function schemas); the reply's tool calls are recorded with its text,
   so a resumed or replayed run sees the same calls.
+- A reply identical to an earlier reply to the same request is asked once more with another seed and
+  temperature (REPEAT_SEED, REPEAT_TEMPERATURE); a second repeat raises ModelRepeats, which ends the loop
+  that asked: paying again for the same answer buys nothing.
 - A call whose reply has a shape names its pydantic model: the provider is asked for structured output
   (``response_format`` json_schema).  A server that refuses it is asked once more without, and not asked
   for it again in the run; the caller's fenced-JSON parsing is the fallback.
@@ -39,6 +42,15 @@ class BudgetExhausted(RuntimeError):
 
 class ModelUnavailable(RuntimeError):
     """The provider kept failing (or failed in a way retrying cannot fix)."""
+
+
+class ModelRepeats(RuntimeError):
+    """The model gave the same answer again, even with another seed and temperature."""
+
+
+REPEAT_SEED = 1
+REPEAT_TEMPERATURE = 0.8
+"""what a repeated request is asked again with: sampling that differs from the run's default (0, no seed)"""
 
 
 _RETRYABLE = (
@@ -98,9 +110,10 @@ def _message_record(message: BaseMessage) -> dict[str, Any]:
 
 
 def request_hash(role: str, messages: Sequence[BaseMessage], temperature: float | None = None,
-                 tools: Sequence[ToolSchema] = (), schema: type[BaseModel] | None = None) -> str:
+                 tools: Sequence[ToolSchema] = (), schema: type[BaseModel] | None = None,
+                 seed: int | None = None) -> str:
     """A stable hash of what was asked: the role, each message (with its tool calls), any temperature,
-    tools and reply schema."""
+    tools, reply schema and seed."""
     def hashed(message: BaseMessage) -> list[Any]:
         extras = {k: v for k, v in _message_record(message).items() if k not in ("type", "content")}
         return [message.type, message.content, extras] if extras else [message.type, message.content]
@@ -109,6 +122,8 @@ def request_hash(role: str, messages: Sequence[BaseMessage], temperature: float 
         asked.append(list(tools))
     if schema is not None:
         asked.append(schema.__name__)
+    if seed is not None:
+        asked.append(["seed", seed])
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
 
 
@@ -128,6 +143,9 @@ class ModelClient:
         self._sleep = sleep
         self._recorded: dict[tuple[int | None, str, int], AIMessage] = {}
         self._asked: Counter[tuple[int | None, str]] = Counter()
+        self._replies: dict[str, list[str]] = {}
+        """every reply text served to each request hash by this client (fresh or from the record), to notice
+        a repeat; a resumed run fills it again as its calls are served"""
         self.tokens_used = 0
         self.structured_output_refused = False
         """set when the provider rejected ``response_format``; later calls do not send it"""
@@ -144,26 +162,46 @@ class ModelClient:
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
 
     def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
-            temperature: float | None = None, schema: type[BaseModel] | None = None) -> str:
+            temperature: float | None = None, schema: type[BaseModel] | None = None,
+            seed: int | None = None) -> str:
         """The model's reply text to ``messages`` (at ``temperature`` when given, e.g. for votes), constrained
-        to ``schema`` by the provider's structured output where it has one.
+        to ``schema`` by the provider's structured output where it has one, sampled with ``seed`` when given.
 
         Raises:
             BudgetExhausted: the token budget is spent.
             ModelUnavailable: the provider failed on every attempt or refused the request.
         """
-        return _text(self.ask_message(role, messages, node, step, temperature, schema=schema))
+        return _text(self.ask_message(role, messages, node, step, temperature, schema=schema, seed=seed))
 
     def ask_message(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
                     temperature: float | None = None, tools: Sequence[ToolSchema] = (),
-                    schema: type[BaseModel] | None = None) -> AIMessage:
+                    schema: type[BaseModel] | None = None, seed: int | None = None) -> AIMessage:
         """The model's whole reply, with any tool calls it made to the offered ``tools``.
 
         Raises:
             BudgetExhausted: the token budget is spent.
             ModelUnavailable: the provider failed on every attempt or refused the request.
+            ModelRepeats: the reply repeats an earlier one to this request, also when asked again with
+                another seed and temperature.
         """
-        digest = request_hash(role, messages, temperature, tools, schema)
+        reply = self._ask_once(role, messages, node, step, temperature, tools, schema, seed)
+        earlier = self._replies.setdefault(request_hash(role, messages, temperature, tools, schema, seed), [])
+        repeated = _text(reply) in earlier
+        earlier.append(_text(reply))
+        if not repeated or seed is not None:
+            return reply
+        self.transcript.append(EventType.REPEATED_REPLY, node=node, step=step, role=role,
+                               retry={"seed": REPEAT_SEED, "temperature": REPEAT_TEMPERATURE})
+        again = self._ask_once(role, messages, node, step, REPEAT_TEMPERATURE, tools, schema, REPEAT_SEED)
+        if _text(again) in earlier:
+            raise ModelRepeats(f"the model repeats itself: {role} gave the same reply to the same request, "
+                               f"also with seed {REPEAT_SEED} and temperature {REPEAT_TEMPERATURE}")
+        return again
+
+    def _ask_once(self, role: str, messages: Sequence[BaseMessage], node: str, step: int, temperature: float | None,
+                  tools: Sequence[ToolSchema], schema: type[BaseModel] | None, seed: int | None) -> AIMessage:
+        """One recorded (or served-from-record) call."""
+        digest = request_hash(role, messages, temperature, tools, schema, seed)
         ordinal = self._asked[(step, digest)]
         self._asked[(step, digest)] += 1
         recorded = self._recorded.get((step, digest, ordinal))
@@ -176,7 +214,7 @@ class ModelClient:
                                    tokens_used=self.tokens_used, token_budget=self.token_budget)
             raise BudgetExhausted(f"{self.tokens_used} of {self.token_budget} tokens used")
         started = time.monotonic()
-        reply, attempts, structured = self._invoke_structured(messages, node, step, temperature, tools, schema)
+        reply, attempts, structured = self._invoke_structured(messages, node, step, temperature, tools, schema, seed)
         latency = time.monotonic() - started
         usage = reply.usage_metadata or {}
         input_tokens = usage.get("input_tokens") or count_tokens_approximately(list(messages))
@@ -188,21 +226,24 @@ class ModelClient:
             prompt=[_message_record(m) for m in messages], reply=_text(reply),
             **({"tools": [t["function"]["name"] for t in tools], "tool_calls": calls} if tools else {}),
             **({"schema": schema.__name__, "structured_output": structured} if schema else {}),
+            **({"seed": seed} if seed is not None else {}),
             input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature,
             tokens_counted="server" if usage else "approximate", latency_s=round(latency, 3), attempts=attempts,
         )
         return AIMessage(content=_text(reply), tool_calls=calls)
 
     def _invoke_structured(self, messages: Sequence[BaseMessage], node: str, step: int, temperature: float | None,
-                           tools: Sequence[ToolSchema], schema: type[BaseModel] | None) -> tuple[AIMessage, int, bool]:
+                           tools: Sequence[ToolSchema], schema: type[BaseModel] | None,
+                           seed: int | None) -> tuple[AIMessage, int, bool]:
         """The reply, its attempts, and whether structured output was sent: with ``schema``, first with
         ``response_format``; a provider that rejects it (400/422) is asked once more without, and from then
         on never with it in this run."""
+        sampling = {} if seed is None else {"seed": seed}
         if schema is None or self.structured_output_refused:
-            return (*self._invoke_with_retries(messages, node, step, temperature, tools), False)
+            return (*self._invoke_with_retries(messages, node, step, temperature, tools, sampling), False)
         try:
             return (*self._invoke_with_retries(messages, node, step, temperature, tools,
-                                               {"response_format": response_format(schema)}), True)
+                                               {**sampling, "response_format": response_format(schema)}), True)
         except ModelUnavailable as error:
             cause = error.__cause__
             if not (isinstance(cause, openai.APIStatusError) and cause.status_code in (400, 422)):
@@ -211,7 +252,7 @@ class ModelClient:
             self.transcript.append(EventType.INFRASTRUCTURE_FAULT, node=node, step=step, error=type(cause).__name__,
                                    message=str(cause)[:500], attempt=1,
                                    retry_in_s=0.0, fallback="asking again without response_format")
-            return (*self._invoke_with_retries(messages, node, step, temperature, tools), False)
+            return (*self._invoke_with_retries(messages, node, step, temperature, tools, sampling), False)
 
     def _invoke_with_retries(self, messages: Sequence[BaseMessage], node: str, step: int,
                              temperature: float | None, tools: Sequence[ToolSchema],

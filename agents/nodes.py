@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from physvec.verifiers.library.composer import SpecNotCovered, compose_script
 from physvec.agents.paper import read_paper_text
+from physvec.agents.model_client import REPEAT_SEED, REPEAT_TEMPERATURE, ModelRepeats
 from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
 from physvec.agents.prompts import (
     adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
@@ -143,11 +144,12 @@ def _documentation(ctx: RunContext) -> list[dict[str, Any]]:
 
 
 def ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int,
-                    contract: bool = False) -> str | None:
+                    contract: bool = False, seed: int | None = None, temperature: float | None = None) -> str | None:
     """Ask until the reply holds a script (and, with ``contract``, one whose contract analysis finds no
-    breach); each unusable reply is recorded and answered once, within ``attempts`` rounds."""
+    breach); each unusable reply is recorded and answered once, within ``attempts`` rounds (sampled with
+    ``seed`` and ``temperature`` when given)."""
     for attempt in range(attempts):
-        reply = ctx.client.ask(role, messages, node=role, step=step)
+        reply = ctx.client.ask(role, messages, node=role, step=step, seed=seed, temperature=temperature)
         try:
             script = extract_script(reply)
         except InvalidModelReply as error:
@@ -324,6 +326,28 @@ def _record_edits(ctx: RunContext, node: str, step: int, version: int, script: s
                           added_imports=list(edit.added_imports), diff=diff)
 
 
+def _repair_edit(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, version: int, script: str,
+                 editable: set[str]) -> EditResult | None:
+    """The edit a repair reply makes to ``script`` (None when the reply holds no script).
+
+    A reply that leaves the script byte-identical would only re-verify the same script: it is asked once
+    more with another seed and temperature, and a second such reply raises ModelRepeats.
+    """
+    for seed, temperature in ((None, None), (REPEAT_SEED, REPEAT_TEMPERATURE)):
+        reply = ask_for_script(ctx, role, messages, step, 1, seed=seed, temperature=temperature)
+        if reply is None:
+            return None
+        edit = apply_edits(script, reply, editable)
+        _record_edits(ctx, role, step, version, script, edit, sorted(editable))
+        if edit.source != script:
+            return edit
+        ctx.transcript.append(EventType.REPEATED_REPLY, node=role, step=step, role=role,
+                              unchanged_script=f"v{version:02d}", retry=None if seed else
+                              {"seed": REPEAT_SEED, "temperature": REPEAT_TEMPERATURE})
+    raise ModelRepeats(f"the model repeats itself: {role} left script v{version:02d} byte-identical, also with "
+                       f"seed {REPEAT_SEED} and temperature {REPEAT_TEMPERATURE}")
+
+
 def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """Ask for new versions of the blamed functions only; apply them by replacement, reject the rest."""
     version = state["script_version"]
@@ -331,13 +355,9 @@ def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Upda
     items = repair_items(certificate)
     script = ctx.run.script_path(version).read_text()
     messages = function_repair_messages(ctx.task.task, version, script, items)
-    reply = ask_for_script(ctx, "programming_repair", messages, step, 1)
     update: Update = {"programming_iteration": state.get("programming_iteration", 0) + 1}
-    if reply is None:
-        return update
-    edit = apply_edits(script, reply, {item.function for item in items})
-    _record_edits(ctx, "programming_repair", step, version, script, edit, [item.function for item in items])
-    if edit.applied:
+    edit = _repair_edit(ctx, "programming_repair", messages, step, version, script, {item.function for item in items})
+    if edit is not None and edit.applied:
         update |= save_script(ctx, "programming_repair", step, version + 1, edit.source)
     return update
 
@@ -357,13 +377,9 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
               if certificate.verdict is Verdict.FAILED]
     script = ctx.run.script_path(version).read_text()
     messages = repair_messages(ctx.task.task, version, script, [project(c, ctx.feedback) for c in failed])
-    reply = ask_for_script(ctx, "scientific_repair", messages, step, 1)
     update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
-    if reply is None:
-        return update
-    edit = apply_edits(script, reply, editable_names(script))
-    _record_edits(ctx, "scientific_repair", step, version, script, edit, sorted(editable_names(script)))
-    if edit.applied:
+    edit = _repair_edit(ctx, "scientific_repair", messages, step, version, script, editable_names(script))
+    if edit is not None and edit.applied:
         update |= save_script(ctx, "scientific_repair", step, version + 1, edit.source)
     return update
 
@@ -376,7 +392,7 @@ def ending_reason(state: PipelineState, ctx: RunContext, latest: dict[str, Certi
         return f"token budget spent ({error})"
     if status == Status.MODEL_UNAVAILABLE:
         return f"the model is unavailable ({error})"
-    if status in (Status.AUTHOR_FAILED, Status.ERROR):
+    if status in (Status.AUTHOR_FAILED, Status.ERROR, Status.MODEL_REPEATS):
         return str(error)
     limits = ctx.task.task.limits
     failed = [stage for stage, certificate in latest.items() if certificate.verdict is Verdict.FAILED]

@@ -19,7 +19,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 
 from physvec.agents import nodes
-from physvec.agents.model_client import BudgetExhausted, ModelUnavailable
+from physvec.agents.model_client import BudgetExhausted, ModelRepeats, ModelUnavailable
 from physvec.agents.state import PipelineState, RunContext, Status
 from physvec.runstore.transcript import EventType
 from physvec.verifiers.certificate import Verdict
@@ -43,6 +43,8 @@ def recorded_node(name: str, function: NodeFunction, ctx: RunContext) -> Callabl
             update = {"status": Status.BUDGET_EXHAUSTED, "error": str(error)}
         except ModelUnavailable as error:
             update = {"status": Status.MODEL_UNAVAILABLE, "error": str(error)}
+        except ModelRepeats as error:
+            update = {"status": Status.MODEL_REPEATS, "error": str(error)}
         transcript.append(EventType.NODE_FINISHED, node=name, step=step, attempt=attempt,
                           seconds=round(time.monotonic() - started, 3),
                           program_seconds=round(ctx.pool.program_seconds - programs_before, 3),

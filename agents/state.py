@@ -29,6 +29,8 @@ class Status(StrEnum):
     BUDGET_EXHAUSTED = "budget_exhausted"
     AUTHOR_FAILED = "author_failed"
     MODEL_UNAVAILABLE = "model_unavailable"
+    MODEL_REPEATS = "model_repeats"
+    """the model gave the same answer again, also with another seed and temperature: the loop that asked stopped"""
     ERROR = "error"
     """the run could not be verified here (the sandbox fails on this machine): the cause says why, and no script
     is blamed"""

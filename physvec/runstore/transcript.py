@@ -35,6 +35,7 @@ class EventType(StrEnum):
     MODEL_REPLY_REUSED = "model_reply_reused"
     INFRASTRUCTURE_FAULT = "infrastructure_fault"
     INVALID_MODEL_REPLY = "invalid_model_reply"
+    REPEATED_REPLY = "repeated_reply"
     LIBRARY_PROPOSAL = "library_proposal"
     AUTHOR_REFINEMENT = "author_refinement"
     SCRIPT_WRITTEN = "script_written"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from physvec.agents.model_client import RetryPolicy
+from physvec.agents.model_client import REPEAT_SEED, REPEAT_TEMPERATURE, RetryPolicy
 from physvec.agents.providers import ProviderSettings
 from physvec.agents.runner import start_run
 from physvec.knowledge_base.sources import library_files
@@ -22,7 +22,9 @@ from physvec.cli.main import reproduce_main
 from physvec.runstore.store import RunDirectory, list_runs
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.chat_completions_server import ChatCompletionsServer
-from tests.support.scripted import FIXTURES, GOOD_SCRIPT, MISSPELLED, SLOW_AND_BROKEN, WRONG_SIGN, fenced, write_replies
+from tests.support.scripted import (
+    FIXTURES, GOOD_SCRIPT, MISSPELLED, SLOW_AND_BROKEN, WRONG_SIGN, fenced, variant, write_replies,
+)
 
 EXPECTED_ENERGY_TEXT = "1.6160254"  # the reference value; it must never reach a prompt
 
@@ -140,7 +142,8 @@ def test_retrieved_documentation_is_recorded_with_its_sources_and_reaches_the_au
 def test_an_unrepaired_fault_fails_after_the_iteration_budget_and_the_final_line_names_it(
         tiny_task, runs_dir, tmp_path, capsys):
     set_limits(tiny_task, programming_iterations=1)
-    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, MISSPELLED), runs_dir)
+    still_misspelled = variant("np.linalg.eigvalsh(H)", "np.linalg.eigvalsh__(H)")
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, still_misspelled), runs_dir)
     assert code == 1
     assert node_sequence(run)[-3:] == ["programming_repair", "programming_verify", "finalize"]
     assert run.metadata()["verdict"] == "failed"
@@ -172,6 +175,21 @@ def test_a_model_outage_inside_a_verifier_ends_the_run_with_its_status_not_a_cra
 
     assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", run.run_id]) == 0
     assert "replies were already served" in capsys.readouterr().out
+
+
+def test_a_repair_that_leaves_the_script_byte_identical_is_retried_once_then_stops_as_a_repeat(
+        tiny_task, runs_dir, tmp_path):
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, MISSPELLED, MISSPELLED), runs_dir)
+    assert code == 1
+    assert node_sequence(run) == ["plan", "retrieve", "author", "programming_verify", "programming_repair",
+                                  "finalize"], "the unchanged script is not verified again"
+    events = list(read_events(run.transcript_file))
+    repair_calls = [e for e in events if e.type is EventType.MODEL_CALL and e.data["role"] == "programming_repair"]
+    assert [c.data.get("seed") for c in repair_calls] == [None, REPEAT_SEED]
+    assert repair_calls[1].data["temperature"] == REPEAT_TEMPERATURE
+    assert [e.data["unchanged_script"] for e in events if e.type is EventType.REPEATED_REPLY] == ["v01", "v01"]
+    assert run.metadata()["status"] == "model_repeats"
+    assert run.metadata()["ended_by"].startswith("the model repeats itself")
 
 
 def test_a_model_found_unavailable_while_planning_ends_the_run_at_once(tiny_task, runs_dir, tmp_path):

@@ -8,7 +8,10 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
-from physvec.agents.model_client import BudgetExhausted, ModelClient, ModelUnavailable, RetryPolicy, request_hash
+from physvec.agents.model_client import (
+    REPEAT_SEED, REPEAT_TEMPERATURE, BudgetExhausted, ModelClient, ModelRepeats, ModelUnavailable, RetryPolicy,
+    request_hash,
+)
 from physvec.agents.providers import (
     ModelSpecError, ProviderSettings, ScriptedChatModel, ScriptExhausted, make_chat_model,
 )
@@ -203,3 +206,30 @@ def test_a_server_that_rejects_response_format_is_asked_once_more_without_and_ne
 
 def test_the_request_hash_tells_a_reply_schema_apart():
     assert request_hash("r", QUESTION) != request_hash("r", QUESTION, schema=Answer)
+
+
+def test_a_repeated_reply_to_the_same_request_is_asked_again_with_another_seed_and_temperature(tmp_path):
+    with ChatCompletionsServer(["same script", "same script", "another script"]) as server:
+        model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=5))
+        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000, FAST_RETRY)
+        assert client.ask("repair", QUESTION, node="repair", step=1) == "same script"
+        assert client.ask("repair", QUESTION, node="repair", step=2) == "another script"
+        sampling = [(entry["seed"], entry["temperature"]) for entry in server.request_log]
+    assert sampling[2] == (REPEAT_SEED, REPEAT_TEMPERATURE) and sampling[1][0] is None
+    (repeat,) = [e for e in client.transcript.events() if e.type is EventType.REPEATED_REPLY]
+    assert repeat.step == 2 and repeat.data["retry"] == {"seed": REPEAT_SEED, "temperature": REPEAT_TEMPERATURE}
+
+
+def test_a_model_that_repeats_itself_after_the_changed_seed_stops_the_loop_with_that_reason(tmp_path):
+    client = ModelClient(scripted(tmp_path, "same", "same", "same"), Transcript(tmp_path / "t.jsonl"), 10_000)
+    client.ask("repair", QUESTION, node="repair", step=1)
+    with pytest.raises(ModelRepeats, match="the model repeats itself"):
+        client.ask("repair", QUESTION, node="repair", step=2)
+    assert [e.type for e in client.transcript.events()].count(EventType.MODEL_CALL) == 3, "one retry, no more"
+
+
+def test_the_same_reply_to_different_requests_is_no_repeat(tmp_path):
+    client = ModelClient(scripted(tmp_path, "yes", "yes"), Transcript(tmp_path / "t.jsonl"), 10_000)
+    client.ask("judge", QUESTION, node="judge", step=1)
+    assert client.ask("judge", [HumanMessage("Another question")], node="judge", step=1) == "yes"
+    assert not [e for e in client.transcript.events() if e.type is EventType.REPEATED_REPLY]
