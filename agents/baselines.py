@@ -20,7 +20,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 
 from physvec.agents import nodes
-from physvec.agents.pipeline import recorded_node, verify_unless_stopped
+from physvec.agents.pipeline import continue_unless_stopped, recorded_node, verify_unless_stopped
 from physvec.agents.prompts import react_repair_messages
 from physvec.agents.state import PipelineState, RunContext
 from physvec.runstore.transcript import EventType
@@ -122,9 +122,10 @@ def build_react_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver, rag: b
     for name, function in steps.items():
         graph.add_node(name, recorded_node(name, function, ctx))
     graph.add_edge(START, "plan")
-    graph.add_edge("plan", "retrieve" if rag else "author")
+    after_plan = "retrieve" if rag else "author"
+    graph.add_conditional_edges("plan", continue_unless_stopped(after_plan), [after_plan, "finalize"])
     if rag:
-        graph.add_edge("retrieve", "author")
+        graph.add_conditional_edges("retrieve", continue_unless_stopped("author"), ["author", "finalize"])
     graph.add_conditional_edges("author", execute_unless_stopped, ["execute", "finalize"])
     graph.add_conditional_edges("execute", after_execute, ["react_repair", "judge_first_script"])
     graph.add_conditional_edges("react_repair", execute_unless_stopped, ["execute", "finalize"])

@@ -57,12 +57,23 @@ PLAN_FILE = "plan.json"
 
 def _author_plan(ctx: RunContext, paper_text: str, step: int) -> AuthorPlan | str:
     """Ask the Author for its structured plan (as structured output where the provider has it); each
-    unusable reply is recorded and answered once.  Returns the plan, or why none was usable."""
+    unusable reply is recorded and answered once, and a reply repeating an earlier one is asked again once
+    with another seed and temperature.  Returns the plan, or why none was usable."""
     messages = plan_messages(ctx.task.task, paper_text, MAX_QUERIES)
     attempts = ctx.task.task.limits.author_attempts
     problem = "no attempt was allowed"
+    replies: list[str] = []
     for attempt in range(attempts):
         reply = ctx.client.ask("author_plan", messages, node="plan", step=step, schema=AuthorPlan)
+        if reply in replies:
+            ctx.transcript.append(EventType.REPEATED_REPLY, node="plan", step=step, role="author_plan",
+                                  retry={"seed": REPEAT_SEED, "temperature": REPEAT_TEMPERATURE})
+            reply = ctx.client.ask("author_plan", messages, node="plan", step=step, schema=AuthorPlan,
+                                   seed=REPEAT_SEED, temperature=REPEAT_TEMPERATURE)
+            if reply in replies:
+                return f"the model repeats itself: the same plan reply after {attempt + 1} attempts, also with " \
+                       f"seed {REPEAT_SEED} and temperature {REPEAT_TEMPERATURE}; the last problem: {problem}"
+        replies.append(reply)
         try:
             return parse_plan(reply)
         except InvalidModelReply as error:

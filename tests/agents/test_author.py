@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from physvec.agents.model_client import REPEAT_SEED
 from physvec.knowledge_base.sources import library_files
 from physvec.knowledge_base.store import KnowledgeBase
 from physvec.runstore.transcript import EventType, read_events
@@ -79,3 +80,16 @@ def test_a_plan_that_never_validates_ends_the_plan_step_visibly_and_the_author_i
     assert not (run.path / "plan.json").exists()
     author_call = [e for e in events if e.type is EventType.MODEL_CALL and e.data["role"] == "author"][0]
     assert "You have no plan: planning failed" in json.dumps(author_call.data["prompt"])
+
+
+def test_a_plan_reply_that_repeats_itself_is_asked_once_with_another_seed_then_the_plan_step_ends(
+        tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, author_plan=True, author_attempts=3)
+    replies = write_replies(tmp_path / "r.json", "no json here", "no json here", "no json here", GOOD_SCRIPT)
+    code, run = reproduce(tiny_task, replies, runs_dir)
+    events = list(read_events(run.transcript_file))
+    plan_calls = [e for e in events if e.type is EventType.MODEL_CALL and e.data["role"] == "author_plan"]
+    assert [c.data.get("seed") for c in plan_calls] == [None, None, REPEAT_SEED], "one retry, then no more"
+    (failed,) = [e for e in events if e.type is EventType.PLAN_FAILED]
+    assert failed.data["reason"].startswith("the model repeats itself")
+    assert code == 0, "the Author still writes the script without a plan"
