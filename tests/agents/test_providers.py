@@ -233,3 +233,12 @@ def test_the_same_reply_to_different_requests_is_no_repeat(tmp_path):
     client.ask("judge", QUESTION, node="judge", step=1)
     assert client.ask("judge", [HumanMessage("Another question")], node="judge", step=1) == "yes"
     assert not [e for e in client.transcript.events() if e.type is EventType.REPEATED_REPLY]
+
+
+def test_a_model_the_server_does_not_serve_is_unavailable_at_once_even_with_a_reply_schema(tmp_path):
+    with ChatCompletionsServer(["404_model", "never asked"]) as server:
+        model = make_chat_model("openai:gone", ProviderSettings(base_url=server.base_url, timeout_s=5))
+        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000, FAST_RETRY)
+        with pytest.raises(ModelUnavailable, match="not found"):
+            client.ask("plan", QUESTION, node="plan", step=1, schema=Answer)
+        assert len(server.request_log) == 1, "no retry and no structured-output fallback for a missing model"

@@ -2,7 +2,8 @@
 
 Its replies are fixtures: a queue of behaviours, each reply text, a reply with tool calls
 ({"content": ..., "tool_calls": [{"name", "args"}]}), or an injected fault ("429", "500", "timeout",
-"malformed", or "400_response_format": a 400 like a server that does not know structured output).
+"malformed", "400_response_format": a 400 like a server that does not know structured output, or
+"404_model": the model is not served).
 Every request is logged (with the tools, response_format, seed and temperature it sent) so tests can
 see the retries.
 """
@@ -16,7 +17,7 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("429", "500", "timeout", "malformed", "400_response_format")
+FAULTS = ("429", "500", "timeout", "malformed", "400_response_format", "404_model")
 
 
 class ChatCompletionsServer:
@@ -94,6 +95,8 @@ class ChatCompletionsServer:
                     self._send(500, {"error": {"message": "too late"}})
                 elif behaviour == "400_response_format":
                     self._send(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
+                elif behaviour == "404_model":
+                    self._send(404, {"error": {"message": f"model {body.get('model')!r} not found", "type": "not_found"}})
                 elif behaviour == "malformed":
                     self._send_raw(200, b'{"id": "x", "choices": [ this is not json')
                 else:
