@@ -135,8 +135,13 @@ class ModelClient:
     """Asks the run's chat model on behalf of a role and records everything about the call."""
 
     def __init__(self, model: BaseChatModel, transcript: Transcript, token_budget: int,
-                 retry: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep) -> None:
+                 retry: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
+                 notice_repeats: bool = False) -> None:
+        """``notice_repeats``: retry a repeated reply with another seed and raise ModelRepeats on a second
+        repeat (the reproduce pipeline); off for campaigns whose measure is a policy at a fixed number of
+        attempts (DualityCert, PHACT, MatPCR), where a repeat is part of what is measured."""
         self.model = model
+        self.notice_repeats = notice_repeats
         self.transcript = transcript
         self.token_budget = token_budget
         self.retry = retry
@@ -188,7 +193,7 @@ class ModelClient:
         earlier = self._replies.setdefault(request_hash(role, messages, temperature, tools, schema, seed), [])
         repeated = _text(reply) in earlier
         earlier.append(_text(reply))
-        if not repeated or seed is not None:
+        if not repeated or seed is not None or not self.notice_repeats:
             return reply
         self.transcript.append(EventType.REPEATED_REPLY, node=node, step=step, role=role,
                                retry={"seed": REPEAT_SEED, "temperature": REPEAT_TEMPERATURE})

@@ -61,7 +61,7 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
         transcript.subscribe(listener)
     already_served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
     model = make_chat_model(model_spec, settings, already_served=already_served)
-    client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry)
+    client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry, notice_repeats=True)
     pool = SandboxPool().warm_for(run.path / "work", loaded.task.backend)
     return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=pool,
                       language_model=model_spec != LIBRARY_SPEC)

@@ -211,7 +211,7 @@ def test_the_request_hash_tells_a_reply_schema_apart():
 def test_a_repeated_reply_to_the_same_request_is_asked_again_with_another_seed_and_temperature(tmp_path):
     with ChatCompletionsServer(["same script", "same script", "another script"]) as server:
         model = make_chat_model("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=5))
-        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000, FAST_RETRY)
+        client = ModelClient(model, Transcript(tmp_path / "t.jsonl"), 10_000, FAST_RETRY, notice_repeats=True)
         assert client.ask("repair", QUESTION, node="repair", step=1) == "same script"
         assert client.ask("repair", QUESTION, node="repair", step=2) == "another script"
         sampling = [(entry["seed"], entry["temperature"]) for entry in server.request_log]
@@ -221,7 +221,8 @@ def test_a_repeated_reply_to_the_same_request_is_asked_again_with_another_seed_a
 
 
 def test_a_model_that_repeats_itself_after_the_changed_seed_stops_the_loop_with_that_reason(tmp_path):
-    client = ModelClient(scripted(tmp_path, "same", "same", "same"), Transcript(tmp_path / "t.jsonl"), 10_000)
+    client = ModelClient(scripted(tmp_path, "same", "same", "same"), Transcript(tmp_path / "t.jsonl"), 10_000,
+                         notice_repeats=True)
     client.ask("repair", QUESTION, node="repair", step=1)
     with pytest.raises(ModelRepeats, match="the model repeats itself"):
         client.ask("repair", QUESTION, node="repair", step=2)
@@ -229,7 +230,8 @@ def test_a_model_that_repeats_itself_after_the_changed_seed_stops_the_loop_with_
 
 
 def test_the_same_reply_to_different_requests_is_no_repeat(tmp_path):
-    client = ModelClient(scripted(tmp_path, "yes", "yes"), Transcript(tmp_path / "t.jsonl"), 10_000)
+    client = ModelClient(scripted(tmp_path, "yes", "yes"), Transcript(tmp_path / "t.jsonl"), 10_000,
+                         notice_repeats=True)
     client.ask("judge", QUESTION, node="judge", step=1)
     assert client.ask("judge", [HumanMessage("Another question")], node="judge", step=1) == "yes"
     assert not [e for e in client.transcript.events() if e.type is EventType.REPEATED_REPLY]
@@ -242,3 +244,9 @@ def test_a_model_the_server_does_not_serve_is_unavailable_at_once_even_with_a_re
         with pytest.raises(ModelUnavailable, match="not found"):
             client.ask("plan", QUESTION, node="plan", step=1, schema=Answer)
         assert len(server.request_log) == 1, "no retry and no structured-output fallback for a missing model"
+
+
+def test_a_campaign_client_measures_repeats_instead_of_stopping_on_them(tmp_path):
+    client = ModelClient(scripted(tmp_path, "same", "same"), Transcript(tmp_path / "t.jsonl"), 10_000)
+    client.ask("dualitycert_repair", QUESTION, node="repair", step=1)
+    assert client.ask("dualitycert_repair", QUESTION, node="repair", step=2) == "same"
