@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import Field, ValidationError
 
 from physvec.taskfiles.base import StrictModel, Tolerances
+from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC, default_rubric
 from physvec.verifiers.library.composer import library_problem
 from physvec.qmp_bench.campaign import TrialRecord
 from physvec.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
@@ -45,12 +46,6 @@ from physvec.taskfiles.task import Backend, Limits, ProposerSpec, Task
 from physvec.taskfiles.upstream_checks import RUN_FUNCTION, Conversion, ConversionRow, renamed
 
 OVERLAYS_ROOT = Path(__file__).resolve().parent / "upstream"
-DEFAULT_RUBRICS: dict[str, list[str]] = {
-    "tenpy": ["rubrics/dmrg.json#finite_dmrg"], "itensors": ["rubrics/dmrg.json#finite_dmrg"],
-    "netket": ["rubrics/nqs.json#rbm_vmc"], "qiskit": ["rubrics/circuit.json#product_formula"],
-    "pyscf": ["rubrics/dft.json#restricted_hartree_fock"], "orca": ["rubrics/dft.json#restricted_hartree_fock"],
-}
-"""The method leaf of physvec's default rubric for a task whose rubric upstream never published."""
 
 
 class CheckAnswer(StrictModel):
@@ -212,12 +207,12 @@ class UpstreamTask:
 
 
 def upstream_files(root: Path) -> list[Path]:
-    """The task files under a checkout (``Paper_dataset/<topic>/tasks/``), a copy (``tasks/<topic>/``), a
-    topic folder, or a single file."""
+    """The task files under a checkout's root (``Paper_dataset/<topic>/tasks/``), its ``Paper_dataset/``, a copy
+    (``tasks/<topic>/``), a topic folder, or a single file."""
     root = Path(root)
     if root.is_file():
         return [root]
-    patterns = ("*/tasks/*.json", "tasks/*/*.json", "tasks/*.json", "*.json")
+    patterns = ("Paper_dataset/*/tasks/*.json", "*/tasks/*.json", "tasks/*/*.json", "tasks/*.json", "*.json")
     return next((sorted(root.glob(pattern)) for pattern in patterns if list(root.glob(pattern))), [])
 
 
@@ -269,17 +264,8 @@ def _rubric(upstream: UpstreamTask, backend: str) -> tuple[dict[str, Any], str, 
         if upstream.overlay is not None:
             rubric = _in_script_names(rubric, upstream.overlay)
         return rubric.model_dump(mode="json", exclude_none=True), f"upstream: {published.name}", rubric_keys(rubric)
-    rubric = {"sections": [
-        {"name": "reproduction objective", "children": [
-            {"name": "the figure's data", "description": f"the code computes the data of {upstream.task.subplot_name} "
-                                                          "as the request asks"}]},
-        {"name": "physical system", "children": [
-            {"name": "the paper's model", "description": "the Hamiltonian, lattice and boundaries of the paper"}]},
-        {"name": "computational method", "children": [{"use": use} for use in DEFAULT_RUBRICS[backend]]},
-        {"name": "parameters", "children": [
-            {"name": "the paper's parameters", "description": "the parameters the request and the paper state"}]},
-    ]}
-    return rubric, f"physvec default for {backend}: upstream published no rubric {upstream.task.rubrics_name}", set()
+    rubric = default_rubric(upstream.task.subplot_name, backend)
+    return rubric, f"{NO_PUBLISHED_RUBRIC} ({upstream.task.rubrics_name}, physvec's for {backend})", set()
 
 
 def _as_library_use(assertion: dict[str, Any]) -> dict[str, Any]:
@@ -396,10 +382,10 @@ class StatusRow:
 
 def _loads(path: Path) -> str:
     try:
-        load_task(path)
+        loaded = load_task(path)
     except InputFileError as error:
         return "no: missing " + ", ".join(sorted({problem.field for problem in error.problems}))
-    return "yes"
+    return f"yes ({loaded.rubric.note})" if loaded.rubric.note else "yes"
 
 
 def _runnable(upstream: UpstreamTask) -> str:

@@ -18,6 +18,7 @@ from physvec.qmp_bench.runner import run_campaign
 from physvec.qmp_bench.upstream import (
     compile_task, conversion_rows, read_upstream, status_rows, topic_of, upstream_files,
 )
+from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC
 from physvec.taskfiles.loading import InputFileError
 from physvec.taskfiles.substitution import SubstitutionError, parse_substitutions
 
@@ -26,8 +27,8 @@ EXIT_BAD_INPUT = 2
 
 def upstream_main(arguments: argparse.Namespace, console: Console) -> int:
     if not upstream_files(arguments.dataset):
-        console.print(f"qmp-bench upstream: no task files under {arguments.dataset} (give a checkout's Paper_dataset/, "
-                      "a copy holding tasks/<topic>/, or one task file)")
+        console.print(f"qmp-bench upstream: no task files under {arguments.dataset} (give a checkout's root or its "
+                      "Paper_dataset/, a copy holding tasks/<topic>/, or one task file)")
         return EXIT_BAD_INPUT
     if arguments.upstream_command == "convert":
         return _convert(arguments.dataset, console)
@@ -55,7 +56,9 @@ def _status(dataset: Path, campaign: Campaign, console: Console) -> int:
     for row in rows:
         table.add_row(row.task, escape(row.loads), row.converted, escape(row.runnable), row.verdict)
     console.print(table)
-    console.print(f"{sum(row.loads == 'yes' for row in rows)} of {len(rows)} load as they are; "
+    defaulted = sum(NO_PUBLISHED_RUBRIC in row.loads for row in rows)
+    console.print(f"{sum(row.loads.startswith('yes') for row in rows)} of {len(rows)} load as they are "
+                  f"({defaulted} with the default rubric: upstream published none); "
                   f"{sum(row.runnable.startswith('yes') for row in rows)} run without a model")
     return 0
 

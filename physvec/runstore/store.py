@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import time
@@ -65,24 +66,45 @@ def _new_run_id(task_id: str) -> str:
 
 PIPELINE_STAGES = ("programming", "scientific", "convergence", "domain_checks")
 """The verifier stages in the order the pipeline runs them on each script version."""
+_ATTEMPT = re.compile(r"^(?P<base>.+?)-(?P<attempt>[1-9][0-9]*)$")
+
+
+def certificate_attempt(name: str) -> tuple[str, int]:
+    """(base name, attempt) of a stored certificate: ``programming-v01`` is the first verification of script
+    version 1, ``programming-v01-2`` the second one of the same version; ``isolation-2`` the second isolation
+    certificate (a final judge re-run after a kill)."""
+    match = _ATTEMPT.match(name)
+    return (match["base"], int(match["attempt"])) if match else (name, 1)
 
 
 def certificate_version(name: str) -> int | None:
-    """The script version a stage certificate (``scientific-v02``) judged; None for a certificate of the whole
-    run (``isolation``) or any other name."""
-    stage, _, version = name.rpartition("-v")
+    """The script version a stage certificate (``scientific-v02``, ``scientific-v02-2``) judged; None for a
+    certificate of the whole run (``isolation``) or any other name."""
+    stage, _, version = certificate_attempt(name)[0].rpartition("-v")
     return int(version) if stage in PIPELINE_STAGES and version.isdigit() else None
 
 
-def pipeline_order(name: str) -> tuple[int, int, int, str]:
+def pipeline_order(name: str) -> tuple[int, int, int, str, int]:
     """Sort key that puts certificates in the order a run issues them: by script version, then stage
-    (``programming-v02`` before ``scientific-v02``), then the certificates of the whole run (``isolation``,
-    issued by the final judge) and any other name alphabetically.  An alphabetical order would put
-    convergence before programming, which no reader of a run expects."""
+    (``programming-v02`` before ``scientific-v02``), then attempt (``programming-v01`` before
+    ``programming-v01-2``), then the certificates of the whole run (``isolation``, issued by the final judge)
+    and any other name alphabetically.  An alphabetical order would put convergence before programming,
+    which no reader of a run expects."""
+    base, attempt = certificate_attempt(name)
     version = certificate_version(name)
     if version is None:
-        return 1, 0, 0, name
-    return 0, version, PIPELINE_STAGES.index(name.rpartition("-v")[0]), ""
+        return 1, 0, 0, base, attempt
+    return 0, version, PIPELINE_STAGES.index(base.rpartition("-v")[0]), "", attempt
+
+
+def latest_attempts(names: list[str]) -> list[str]:
+    """Of each certificate verified more than once, only its last attempt (in the order of ``names``)."""
+    last = {certificate_attempt(name)[0]: name for name in sorted(names, key=pipeline_order)}
+    return [name for name in names if last[certificate_attempt(name)[0]] == name]
+
+
+class CertificateExists(FileExistsError):
+    """A certificate file is never written twice: the transcript holds the digest of each one issued."""
 
 
 @dataclass(frozen=True)
@@ -146,11 +168,19 @@ class RunDirectory:
         return sorted((self.path / "scripts").glob(f"v*{self.script_suffix}"))
 
     def write_certificate(self, name: str, certificate: Certificate) -> Path:
-        """Store a certificate with the machine's paths in its evidence made portable (tracebacks name
-        ``verifiers/...`` and ``work/...``, not this machine's folders)."""
-        target = self.path / "certificates" / f"{name}.json"
-        _write_atomically(target, json.dumps(portable(json.loads(certificate.model_dump_json()), self.path), indent=2))
-        return target
+        """Store a certificate under ``name``, or, when a certificate of that name exists (the same script version
+        verified again, or a node re-run after a kill), under the first free ``name-2``, ``name-3``, ...; the
+        evidence's machine paths are made portable (tracebacks name ``verifiers/...`` and ``work/...``, not this
+        machine's folders).  An issued certificate is never overwritten: each transcript digest keeps its file."""
+        text = json.dumps(portable(json.loads(certificate.model_dump_json()), self.path), indent=2)
+        base, attempt = certificate_attempt(name)
+        while True:
+            target = self.path / "certificates" / f"{base if attempt == 1 else f'{base}-{attempt}'}.json"
+            try:
+                _write_once(target, text)
+                return target
+            except CertificateExists:
+                attempt += 1
 
     def certificate(self, name: str) -> Certificate:
         return Certificate.from_json((self.path / "certificates" / f"{name}.json").read_text())
@@ -163,19 +193,15 @@ class RunDirectory:
 
     def issued_certificates(self) -> dict[str, Certificate]:
         """The certificates the verifier issued, as its transcript records them (name and SHA-256), in issue
-        order; a planted file is not among them, and a changed one raises RunTampered.  A certificate issued
-        again under the same name (a script version verified twice, when a repair changed nothing) is checked
-        against its last issue, the file the verifier left."""
-        digests: dict[str, str] = {}
-        for event in read_events(self.transcript_file):
-            if event.type is EventType.CERTIFICATE and "sha256" in event.data:
-                digests.pop(event.data["path"], None)
-                digests[event.data["path"]] = event.data["sha256"]
+        order; a planted file is not among them, and a changed or missing one raises RunTampered.  Every
+        issue has a file of its own (``write_certificate`` never overwrites), so every digest must resolve."""
         issued: dict[str, Certificate] = {}
-        for name, digest in digests.items():
-            path = self.path / name
-            if not path.is_file() or file_digest(path) != digest:
-                raise RunTampered(f"{name} does not hold the certificate the verifier wrote")
+        for event in read_events(self.transcript_file):
+            if event.type is not EventType.CERTIFICATE or "sha256" not in event.data:
+                continue
+            path = self.path / event.data["path"]
+            if not path.is_file() or file_digest(path) != event.data["sha256"]:
+                raise RunTampered(f"{event.data['path']} does not hold the certificate the verifier wrote")
             issued[path.stem] = Certificate.from_json(path.read_text())
         return issued
 
@@ -207,12 +233,29 @@ class RunDirectory:
 
 def _write_atomically(target: Path, text: str) -> None:
     """Write via a temporary file and rename, so a kill never leaves a half-written file."""
+    temporary = _synced_temporary(target, text)
+    temporary.replace(target)
+
+
+def _write_once(target: Path, text: str) -> None:
+    """Write a whole file that must not exist yet: a hard link of a synced temporary file, which the system
+    refuses (CertificateExists) where ``target`` exists, so neither a kill nor a second writer overwrites it."""
+    temporary = _synced_temporary(target, text)
+    try:
+        os.link(temporary, target)
+    except FileExistsError as error:
+        raise CertificateExists(f"{target.name} exists") from error
+    finally:
+        temporary.unlink()
+
+
+def _synced_temporary(target: Path, text: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(target.name + ".tmp")
     temporary.write_text(text, encoding="utf-8")
     with temporary.open("rb") as stream:
         os.fsync(stream.fileno())
-    temporary.replace(target)
+    return temporary
 
 
 def _copy_inputs(loaded: LoadedTask, run: RunDirectory) -> dict[str, Any]:
@@ -269,6 +312,7 @@ def create_run(runs_dir: Path, loaded: LoadedTask, model_spec: str, **metadata_f
         "python": platform.python_version(),
         "versions": _package_versions(),
         **({"substitutions": loaded.task.substitutions} if loaded.task.substitutions else {}),
+        **({"rubric_note": loaded.rubric.note} if loaded.rubric.note else {}),
         **metadata_fields,
     }
     _write_atomically(run.path / "run.json", json.dumps(meta, indent=2, default=str))

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from physvec.taskfiles.assertions import Assertion, AssertionFile
+from physvec.taskfiles.default_rubric import default_rubric
 from physvec.taskfiles.input_files import UnreadableInput, file_problem, parse_json_text, read_input_text
 from physvec.taskfiles.library import LibraryError, LibraryFile, Resolver, fill, resolve_list, sample_values
 from physvec.taskfiles.physvec_shape import PHYSVEC_KEYS, PhysvecPaperTask
@@ -55,7 +56,8 @@ class LoadedTask:
     task: Task
     path: Path
     paper: Path
-    rubric_path: Path
+    rubric_path: Path | None
+    """None for a published task loaded with the default rubric (its ``note`` says so)."""
     rubric: Rubric
     assertions_path: Path | None = None
     assertions: AssertionFile | None = None
@@ -204,6 +206,12 @@ def _shown(candidate: Path, task_dir: Path) -> str:
         return str(candidate)
 
 
+def _default_rubric(path: Path, task: Task) -> Rubric:
+    """The default rubric of a published task whose rubric upstream never released (taskfiles/default_rubric.py)."""
+    data = default_rubric(task.target.figure, task.backend)
+    return _validated(Rubric, _resolved(path, data, "sections", "rubric", "children"), path)
+
+
 def load_task(path: Path) -> LoadedTask:
     """Load a task and everything it references; raise InputFileError listing every problem."""
     path = Path(path).resolve()
@@ -238,9 +246,10 @@ def load_task(path: Path) -> LoadedTask:
 
     paper = existing("paper.path", task.paper.path,
                      searched=upstream.paper_candidates(task_dir)[:len(PAPER_SUFFIXES)] if upstream else None)
-    rubric_path = existing("rubric", task.rubric, "rubrics",
-                           searched=upstream.rubric_candidates(task_dir) if upstream else None)
-    rubric = loaded(load_rubric, rubric_path)
+    unpublished = upstream is not None and not any(c.is_file() for c in upstream.rubric_candidates(task_dir))
+    rubric_path = None if unpublished else existing("rubric", task.rubric, "rubrics",
+                                                    searched=upstream.rubric_candidates(task_dir) if upstream else None)
+    rubric = loaded(lambda file: _default_rubric(file, task), path) if unpublished else loaded(load_rubric, rubric_path)
     assertions_path = existing("assertions", task.assertions, "assertions") if task.assertions else None
     assertions = loaded(load_assertions, assertions_path)
     if conversion is not None and conversion.assertions:
@@ -259,7 +268,7 @@ def load_task(path: Path) -> LoadedTask:
     }
     if problems:
         raise InputFileError(problems)
-    assert paper is not None and rubric_path is not None and rubric is not None
+    assert paper is not None and rubric is not None
     return LoadedTask(
         task=task, path=path, paper=paper, rubric_path=rubric_path, rubric=rubric,
         assertions_path=assertions_path, assertions=assertions, reference_path=reference_path,

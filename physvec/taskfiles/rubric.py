@@ -74,6 +74,8 @@ class Rubric(StrictModel):
     """A rubric for one task."""
 
     task: str | None = None
+    note: str | None = Field(None, description="where the rubric comes from when the task's author did not write it "
+                                               "(a published task whose rubric upstream never released)")
     sections: list[RubricNode]
 
     @model_validator(mode="before")

@@ -14,6 +14,7 @@ from physvec.cli.qmp_bench import main as qmp_bench_main
 from physvec.qmp_bench.campaign import Campaign
 from physvec.qmp_bench.upstream import OVERLAYS_ROOT, compile_task, read_upstream, status_rows
 from physvec.taskfiles.physvec_shape import infer_backend
+from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC
 from physvec.taskfiles.loading import load_task
 from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.programming.contract import analyse_script
@@ -44,7 +45,8 @@ def test_the_quench_compiles_with_its_truth_its_provenance_and_an_exact_referenc
     assert "0.159" not in loaded.task.request and "0.159" not in json.dumps(loaded.task.spec.model_dump())
     provenance = json.loads((task_file.parent / "upstream.json").read_text())
     assert provenance["source"] == str(QUENCH) and len(provenance["sha256"]) == 64
-    assert provenance["size"].startswith("published: N = 6") and "physvec default" in provenance["rubric"]
+    assert provenance["size"].startswith("published: N = 6") and provenance["rubric"].startswith(NO_PUBLISHED_RUBRIC)
+    assert loaded.rubric.note == NO_PUBLISHED_RUBRIC, "the compiled task says so too, and so its run.json"
     assert loaded.task.reference is not None and loaded.task.reference.observable == "site_magnetization"
 
 
