@@ -28,7 +28,7 @@ from physvec.agents.state import PipelineState, RunContext, Status
 from physvec.knowledge_base.retrieve import retrieve as retrieve_snippets
 from physvec.knowledge_base.retrieve import store_is_built, summary, task_queries
 from physvec.knowledge_base.store import KnowledgeBase, snippet_record
-from physvec.runstore.store import file_digest
+from physvec.runstore.store import certificate_version, file_digest
 from physvec.runstore.transcript import EventType
 from physvec.taskfiles.assertions import Assertion
 from physvec.taskfiles.rubric import RubricNode
@@ -217,7 +217,8 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
 
 
 def _certificate_name(stage: str, version: int) -> str:
-    """A certificate's file name in the run: its verifier stage and the script version it judged."""
+    """A certificate's name in the run: its verifier stage and the script version it judged (the store adds
+    ``-2``, ``-3``, ... to a later verification of the same version, so no certificate is overwritten)."""
     return f"{stage}-v{version:02d}"
 
 
@@ -234,8 +235,8 @@ def verify_stage(verifier: Verifier, state: PipelineState, ctx: RunContext, step
         executed_dir=ctx.run.path / state["executed_dir"] if state.get("executed_dir") else None,
     )
     certificate = verifier.verify(subject)
-    name = _certificate_name(verifier.name, version)
-    path = ctx.run.write_certificate(name, certificate)
+    path = ctx.run.write_certificate(_certificate_name(verifier.name, version), certificate)
+    name = path.stem
     ctx.transcript.append(
         EventType.CERTIFICATE, node=verifier.name, step=step, verifier=verifier.name, version=version,
         path=str(path.relative_to(ctx.run.path)), sha256=file_digest(path), verdict=certificate.verdict.value,
@@ -377,7 +378,7 @@ def _current_certificates(state: PipelineState, ctx: RunContext, stages: tuple[s
     """The certificates of ``stages`` that judged the current script version (older ones are history)."""
     version = state.get("script_version", 0)
     return {stage: ctx.run.certificate(name) for stage, name in state.get("certificates", {}).items()
-            if stage in stages and name == _certificate_name(stage, version)}
+            if stage in stages and certificate_version(name) == version}
 
 
 def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:

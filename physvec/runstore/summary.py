@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from physvec.runstore.store import certificate_version
+from physvec.runstore.store import certificate_version, latest_attempts
 from physvec.runstore.transcript import Event, EventType
 from physvec.verifiers.certificate import Certificate, Outcome
 
@@ -46,10 +46,11 @@ class Summary:
 
 
 def final_certificates(certificates: dict[str, Certificate]) -> dict[str, Certificate]:
-    """The certificates of the last script version any stage judged, and those of the whole run."""
+    """The certificates of the last script version any stage judged, and those of the whole run; of a stage
+    that judged that version more than once, its last attempt."""
     versions = {name: certificate_version(name) for name in certificates}
     last = max((version for version in versions.values() if version is not None), default=None)
-    return {name: certificate for name, certificate in certificates.items() if versions[name] in (last, None)}
+    return {name: certificates[name] for name in latest_attempts(list(certificates)) if versions[name] in (last, None)}
 
 
 def _one_line(text: str) -> str:

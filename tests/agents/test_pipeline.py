@@ -19,7 +19,7 @@ from physvec.agents.runner import start_run
 from physvec.knowledge_base.sources import library_files
 from physvec.knowledge_base.store import KnowledgeBase
 from physvec.cli.main import reproduce_main
-from physvec.runstore.store import RunDirectory, list_runs
+from physvec.runstore.store import RunDirectory, file_digest, list_runs
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.chat_completions_server import ChatCompletionsServer
 from tests.support.scripted import (
@@ -137,6 +137,23 @@ def test_retrieved_documentation_is_recorded_with_its_sources_and_reaches_the_au
     assert sources and all(s["package"] == "physvec" and s["qualname"] and s["version"] for s in sources)
     assert "Documentation of the installed libraries" in prompts(run)[0]
     assert json.loads((run.path / "retrieval.json").read_text())
+
+
+def test_a_version_verified_twice_keeps_both_certificates_and_every_issued_digest_resolves(tiny_task, runs_dir,
+                                                                                           tmp_path):
+    """A repair reply without a script leaves the version as it was, so the verifier judges it again."""
+    replies = write_replies(tmp_path / "r.json", MISSPELLED, "I cannot see the fault.", GOOD_SCRIPT)
+    code, run = reproduce(tiny_task, replies, runs_dir)
+    assert code == 0
+    issues = [e.data for e in read_events(run.transcript_file) if e.type is EventType.CERTIFICATE]
+    assert [Path(issue["path"]).stem for issue in issues] == [
+        "programming-v01", "programming-v01-2", "programming-v02", "scientific-v02", "convergence-v02",
+        "domain_checks-v02", "isolation"]
+    for issue in issues:
+        assert file_digest(run.path / issue["path"]) == issue["sha256"], issue["path"]
+    assert list(run.issued_certificates()) == [Path(issue["path"]).stem for issue in issues]
+    assert list(run.certificates())[:3] == ["programming-v01", "programming-v01-2", "programming-v02"]
+    assert 'id="certificate-programming-v01-2"' in run.report_file.read_text()
 
 
 def test_an_unrepaired_fault_fails_after_the_iteration_budget_and_the_final_line_names_it(

@@ -57,14 +57,32 @@ def test_only_certificates_the_transcript_issued_count_and_a_changed_one_is_refu
         run.issued_certificates()
 
 
-def test_a_certificate_issued_twice_under_one_name_is_checked_against_its_last_issue(run):
-    # A repair that changes nothing leaves the script version as it was, and the programming verifier
-    # judges that version again: the same file, rewritten by the verifier itself, is not tampering.
+def _issue(run, name: str, outcome: Outcome) -> Path:
+    """Write a certificate as the pipeline does, and record its issue in the transcript."""
     from physvec.runstore.store import file_digest
 
-    transcript = Transcript(run.transcript_file)
-    for outcome in (Outcome.FAILED, Outcome.UNKNOWN):
-        path = run.write_certificate("programming-v01", _certificate(outcome))
-        transcript.append(EventType.CERTIFICATE, node="programming", step=1, verifier="programming", version=1,
-                          path="certificates/programming-v01.json", sha256=file_digest(path), verdict=outcome.value)
-    assert run.issued_certificates()["programming-v01"].verdict.value == "unknown"
+    path = run.write_certificate(name, _certificate(outcome))
+    Transcript(run.transcript_file).append(EventType.CERTIFICATE, node="programming", step=1, verifier="programming",
+                                           version=1, path=path.relative_to(run.path).as_posix(),
+                                           sha256=file_digest(path), verdict=outcome.value)
+    return path
+
+
+def test_a_second_verification_of_one_version_gets_a_file_of_its_own_and_both_issues_resolve(run):
+    first = _issue(run, "programming-v01", Outcome.FAILED)
+    written = first.read_bytes()
+    second = _issue(run, "programming-v01", Outcome.UNKNOWN)
+    assert (first.name, second.name) == ("programming-v01.json", "programming-v01-2.json")
+    assert first.read_bytes() == written, "the first issue's file is never overwritten"
+    assert not list(first.parent.glob("*.tmp")), "no temporary file is left behind"
+    issued = run.issued_certificates()
+    assert {name: c.verdict.value for name, c in issued.items()} == {"programming-v01": "failed",
+                                                                     "programming-v01-2": "unknown"}
+
+
+def test_a_certificate_file_rewritten_after_its_issue_is_refused_even_when_a_later_issue_exists(run):
+    first = _issue(run, "programming-v01", Outcome.FAILED)
+    _issue(run, "programming-v01", Outcome.UNKNOWN)
+    first.write_text(_certificate(Outcome.UNKNOWN).model_dump_json())
+    with pytest.raises(RunTampered, match="programming-v01.json"):
+        run.issued_certificates()

@@ -16,10 +16,24 @@ def certificate(*outcomes: tuple[str, Outcome, str], **summary) -> Certificate:
         Obligation(name=name, category="c", outcome=outcome, message=message) for name, outcome, message in outcomes))
 
 
-def test_certificates_sort_by_script_version_then_stage_then_run_wide_ones():
-    names = ["isolation", "scientific-v02", "convergence-v02", "programming-v02", "programming-v01", "domain_checks-v02"]
-    assert sorted(names, key=pipeline_order) == ["programming-v01", "programming-v02", "scientific-v02",
-                                                 "convergence-v02", "domain_checks-v02", "isolation"]
+def test_certificates_sort_by_script_version_then_stage_then_attempt_then_run_wide_ones():
+    names = ["isolation-2", "isolation", "scientific-v02", "convergence-v02", "programming-v02", "programming-v01-10",
+             "programming-v01-2", "programming-v01", "domain_checks-v02"]
+    assert sorted(names, key=pipeline_order) == ["programming-v01", "programming-v01-2", "programming-v01-10",
+                                                 "programming-v02", "scientific-v02", "convergence-v02",
+                                                 "domain_checks-v02", "isolation", "isolation-2"]
+
+
+def test_a_second_verification_of_a_version_belongs_to_that_version_and_the_summary_reads_the_last():
+    from physvec.runstore.summary import final_certificates
+    from physvec.runstore.store import certificate_version
+
+    assert certificate_version("programming-v01-2") == 1 and certificate_version("isolation-2") is None
+    certificates = {"programming-v01": certificate(("script_executes", Outcome.FAILED, "")),
+                    "programming-v02": certificate(("script_executes", Outcome.FAILED, "")),
+                    "programming-v02-2": certificate(("script_executes", Outcome.CERTIFIED, "")),
+                    "isolation": certificate(("sandbox:isolation", Outcome.CERTIFIED, ""))}
+    assert list(final_certificates(certificates)) == ["programming-v02-2", "isolation"]
 
 
 def test_the_summary_reads_the_final_version_and_names_what_failed_and_what_stayed_unknown():
