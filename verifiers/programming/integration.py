@@ -133,6 +133,9 @@ def execution_obligation(report: dict[str, Any] | None, result: SandboxResult) -
     if result.ok and main and main["ok"]:
         return Obligation(name="script_executes", category="execution", outcome=Outcome.CERTIFIED,
                           message=result.summary(), evidence=evidence)
+    if main and not main["ok"]:
+        # "import": the script failed while it was loaded, before main() ran (a module-level import, say)
+        evidence["phase"] = main.get("phase", "main")
     message = main["error"] if main and not main["ok"] else result.summary()
     return Obligation(name="script_executes", category="execution", outcome=Outcome.FAILED,
                       message=message, evidence=evidence)
