@@ -39,7 +39,7 @@ from physvec.independent.spin_chains import bethe_ring_ground_energy
 from physvec.taskfiles.loading import (
     InputFileError, Problem, load_rubric, load_task, parse_upstream, read_json_object,
 )
-from physvec.taskfiles.physvec_shape import PhysvecPaperTask, infer_backend
+from physvec.taskfiles.physvec_shape import PhysvecPaperTask, topic_of
 from physvec.taskfiles.rubric import Rubric, RubricNode, parse_check, rubric_keys
 from physvec.taskfiles.substitution import substituted
 from physvec.taskfiles.task import Backend, Limits, ProposerSpec, Task
@@ -216,10 +216,6 @@ def upstream_files(root: Path) -> list[Path]:
     return next((sorted(root.glob(pattern)) for pattern in patterns if list(root.glob(pattern))), [])
 
 
-def topic_of(path: Path) -> str:
-    return path.parent.parent.name if path.parent.name == "tasks" else path.parent.name
-
-
 def overlay_for(path: Path, root: Path = OVERLAYS_ROOT) -> Overlay | None:
     """physvec's overlay for an upstream task file, if it has one."""
     candidate = root / topic_of(path) / path.name
@@ -308,16 +304,19 @@ def _assertions(upstream: UpstreamTask, independent: IndependentChecks) -> list[
     return assertions + independent.assertions
 
 
-def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str] | None = None) -> Path:
-    """The upstream task as a task folder of ours under ``out/<topic>/<id>/``, with the overlay's substitutions
-    and ``substitutions`` applied (recorded in the task); returns its task.json."""
+def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str] | None = None,
+                 overlay_substitutions: bool = True) -> Path:
+    """The upstream task as a task folder of ours under ``out/<topic>/<id>/``, with ``substitutions`` (the user's)
+    and, with ``overlay_substitutions``, the overlay's applied, all recorded in the task; returns its task.json.
+    The overlay's substitution is the backend of physvec's library reproduction, so only a run by the library
+    proposer takes it; a model's run is switched only where the user asks."""
     folder = out / upstream.topic / upstream.id
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     overlay = upstream.overlay
     independent = INDEPENDENT[overlay.independent](overlay) if overlay and overlay.independent else IndependentChecks()
-    backend = upstream.task.backend or infer_backend(upstream.task.request) or "tenpy"
+    backend = upstream.task.demanded_backend(upstream.path)
     rubric, rubric_source, rubric_checks = _rubric(upstream, backend)
     (folder / "rubric.json").write_text(json.dumps(rubric, indent=1) + "\n")
     interface = upstream.conversion.interface(rubric_checks)
@@ -340,7 +339,7 @@ def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str
     if overlay is not None:
         task.update(spec=overlay.spec.model_dump(mode="json", exclude_none=True),
                     limits=overlay.limits.model_dump(mode="json"))
-    wanted = {**(overlay.substitutions if overlay else {}), **(substitutions or {})}
+    wanted = {**(overlay.substitutions if overlay and overlay_substitutions else {}), **(substitutions or {})}
     compiled = substituted(Task.model_validate(task), wanted)
     (folder / "task.json").write_text(compiled.model_dump_json(indent=1, exclude_none=True) + "\n")
     (folder / "upstream.json").write_text(json.dumps(_provenance(upstream, rubric_source), indent=1) + "\n")
@@ -392,7 +391,7 @@ def _runnable(upstream: UpstreamTask) -> str:
     overlay = upstream.overlay
     if overlay is None:
         return "no: no overlay (a model is needed)"
-    demanded = upstream.task.backend or infer_backend(upstream.task.request) or ""
+    demanded = upstream.task.demanded_backend(upstream.path)
     backend = overlay.substitutions.get(demanded, demanded)
     problem = library_problem(overlay.spec, backend)
     return f"no: {problem}" if problem else "yes" + ("" if overlay.published_size else " (scaled)")

@@ -69,6 +69,18 @@ def _bad_input(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
+def _note_missing_backend(backend: str) -> None:
+    """Say before the run that a demanded backend cannot run here: physvec never switches it by itself, so the run
+    can end unknown at best unless the user asks for a substitute."""
+    from physvec.verifiers.programming.julia_runtime import locate_julia
+
+    missing = locate_julia().missing if backend == "itensors" else None
+    if missing:
+        _errors.print(f"reproduce: the task demands itensors, which cannot run here ({missing}); the run can end "
+                      "unknown at best. To run it on TeNPy instead, add --substitute itensors=tenpy (recorded in the "
+                      "run)", markup=False)
+
+
 def reproduce_main(argv: list[str] | None = None) -> int:
     arguments = _reproduce_parser().parse_args(argv)
     from physvec.verifiers.library.composer import library_problem
@@ -110,6 +122,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 if task.backend not in RUNNABLE_BACKENDS:
                     return _bad_input(f"the task demands {task.backend}, which has no script contract here; run it "
                                       f"on another backend with --substitute {task.backend}=pyscf (recorded in the run)")
+                _note_missing_backend(task.backend)
                 problem = library_problem(task.spec, task.backend) if spec in (None, "", LIBRARY_SPEC) else None
                 if not spec:
                     if problem:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -19,10 +20,13 @@ from physvec.qmp_bench.upstream import (
     compile_task, conversion_rows, read_upstream, status_rows, topic_of, upstream_files,
 )
 from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC
-from physvec.taskfiles.loading import InputFileError
-from physvec.taskfiles.substitution import SubstitutionError, parse_substitutions
+from physvec.taskfiles.loading import InputFileError, load_task
+from physvec.taskfiles.substitution import RUNNABLE_BACKENDS, SubstitutionError, parse_substitutions
+from physvec.verifiers.programming.julia_runtime import locate_julia
 
 EXIT_BAD_INPUT = 2
+SUBSTITUTES = {"itensors": "tenpy", "orca": "pyscf"}
+"""The substitution to suggest for a backend that cannot run here."""
 
 
 def upstream_main(arguments: argparse.Namespace, console: Console) -> int:
@@ -63,6 +67,21 @@ def _status(dataset: Path, campaign: Campaign, console: Console) -> int:
     return 0
 
 
+def unrunnable_backends(backends: Counter[str]) -> str | None:
+    """Why tasks with these demanded backends (and their counts) cannot run here without a substitution the user
+    did not give, or None.  physvec never switches a backend by itself: ORCA has no script contract, and ITensors
+    needs Julia."""
+    missing = {backend: count for backend, count in backends.items() if backend not in RUNNABLE_BACKENDS}
+    if backends.get("itensors") and locate_julia().missing:
+        missing["itensors"] = backends["itensors"]
+    if not missing:
+        return None
+    counts = ", ".join(f"{count} demand {backend}" for backend, count in sorted(missing.items()))
+    asks = ",".join(f"{backend}={SUBSTITUTES[backend]}" for backend in sorted(missing))
+    return (f"of the chosen tasks, {counts}, which cannot run here; physvec never switches a backend by itself: "
+            f"add --substitute {asks} (recorded in every run), or choose --tasks without them")
+
+
 def _run(arguments: argparse.Namespace, console: Console) -> int:
     try:
         substitutions = parse_substitutions(arguments.substitute)
@@ -79,12 +98,21 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     if not chosen:
         console.print(f"qmp-bench upstream: no task matches {arguments.tasks!r}")
         return EXIT_BAD_INPUT
+    from physvec.agents.providers import LIBRARY_SPEC
+
+    backends: Counter[str] = Counter()
     for path in chosen:
         try:
-            compile_task(read_upstream(path), compiled_root, substitutions)
+            task_file = compile_task(read_upstream(path), compiled_root, substitutions,
+                                     overlay_substitutions=arguments.model == LIBRARY_SPEC)
         except (InputFileError, SubstitutionError) as error:
             console.print(f"qmp-bench upstream: {path.name} cannot be compiled: {error}")
             return EXIT_BAD_INPUT
+        backends[load_task(task_file).task.backend] += 1
+    problem = unrunnable_backends(backends)
+    if problem:
+        console.print(f"qmp-bench upstream: {problem}", markup=False)
+        return EXIT_BAD_INPUT
     campaign = Campaign(arguments.out)
 
     def progress(record: TrialRecord, done: int, total: int) -> None:

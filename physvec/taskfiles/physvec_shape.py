@@ -7,7 +7,9 @@ optionally ``LimitingCases``, ``ConvergenceCases`` (prose strings, or lists of `
 keeps tasks in ``<topic>/tasks/``, papers as ``.tex`` in ``<topic>/<pdf_path>/`` and rubrics in
 ``Rubrics/<topic>/``; the shared copy keeps rubrics in ``rubrics/`` beside ``tasks/``.  Both layouts are
 searched in a fixed order.  The backend is the one the request demands (a package it names), else the
-one its method implies; a file may add ``backend`` (and ``id``) of ours.
+package upstream runs the task's topic in (every dft_qc task in ORCA, every dmrg task in ITensors), else the
+one its method implies; a file may add ``backend`` (and ``id``) of ours.  A backend that cannot run here is
+replaced only where the user asks (``--substitute``), never by inference.
 """
 
 from __future__ import annotations
@@ -49,14 +51,27 @@ _METHOD_WORDS: tuple[tuple[Backend, str], ...] = (
 optimisation, excited states) before the generic DFT words that PySCF covers."""
 
 
-def infer_backend(text: str) -> Backend | None:
-    """The backend the text demands by name, else the first whose method words it uses, else None."""
+TOPIC_PACKAGES: dict[str, Backend] = {"dmrg": "itensors", "dft_qc": "orca", "qcmb": "qiskit", "nnwf": "netket"}
+"""The package upstream runs each topic's tasks in (Paper_dataset/<topic>/): a request naming no package still
+demands it (dft_qc 4_1 asks for HOMO and LUMO orbitals, words PySCF also covers, and upstream runs it in ORCA)."""
+
+
+def _first_match(text: str, table: tuple[tuple[Backend, str], ...]) -> Backend | None:
     lowered = text.lower()
-    for table in (_DEMANDED_PACKAGES, _METHOD_WORDS):
-        for backend, pattern in table:
-            if re.search(pattern, lowered):
-                return backend
-    return None
+    return next((backend for backend, pattern in table if re.search(pattern, lowered)), None)
+
+
+def infer_backend(text: str, topic: str | None = None) -> Backend | None:
+    """The backend the text demands by name, else the package of the upstream ``topic``, else the first whose
+    method words the text uses, else None."""
+    return _first_match(text, _DEMANDED_PACKAGES) or TOPIC_PACKAGES.get(topic or "") \
+        or _first_match(text, _METHOD_WORDS)
+
+
+def topic_of(path: Path) -> str:
+    """The upstream topic of a task file: its folder's parent in a checkout (``<topic>/tasks/``), else its
+    folder (a copy's ``tasks/<topic>/``)."""
+    return path.parent.parent.name if path.parent.name == "tasks" else path.parent.name
 
 
 def clean_text(text: str) -> str:
@@ -115,6 +130,13 @@ class PhysvecPaperTask(StrictModel):
     def request(self) -> str:
         return clean_text("\n".join(_as_lines(self.User_requests)))
 
+    def demanded_backend(self, task_path: Path) -> Backend:
+        """The backend this task demands: ours if the file names one, else from its request and topic (the
+        validator has made sure the request names one at least)."""
+        backend = self.backend or infer_backend(self.request, topic_of(task_path))
+        assert backend is not None, "validated: the request implies a backend"
+        return backend
+
     def prose_checks(self) -> list[ProseCheck]:
         """Every check with a truth: the limiting cases first, then the scientific results."""
         limiting = [case for case in self.LimitingCases if isinstance(case, ProseCheck)] \
@@ -155,7 +177,7 @@ class PhysvecPaperTask(StrictModel):
             paper=PaperSource(path=_relative(paper, task_dir)),
             target=Target(figure=self.subplot_name),
             request=self.request,
-            backend=self.backend or infer_backend(self.request),  # type: ignore[arg-type]
+            backend=self.demanded_backend(task_path),  # type: ignore[arg-type]
             rubric=_relative(rubric, task_dir),
             limiting_cases=[clean_text(line) for line in _as_lines(self.LimitingCases)]
             if not isinstance(self.LimitingCases, list) or all(isinstance(c, str) for c in self.LimitingCases)

@@ -79,3 +79,22 @@ def test_qmp_bench_upstream_runs_the_quench_and_reports_it(tmp_path, capsys):
                       if row.task == "qcmb/task_qcmb_1_1.json")
     assert (quench_row.converted, quench_row.runnable, quench_row.verdict) == ("1/1", "yes", "certified")
     assert "certified" in capsys.readouterr().out
+
+
+def test_upstream_run_refuses_orca_tasks_without_a_substitute_and_names_it(tmp_path, capsys):
+    """No silent backend switch: the dft_qc tasks demand ORCA, and physvec asks for --substitute orca=pyscf."""
+    out = tmp_path / "campaign"
+    assert qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "dft_qc/task_dft_qc_4_*.json",
+                           "--model", "library", "--out", str(out)]) == 2
+    said = " ".join(capsys.readouterr().out.split())
+    assert "demand orca, which cannot run here" in said and "--substitute orca=pyscf" in said
+    assert not (out / "records.jsonl").exists(), "no trial ran"
+
+
+@pytest.mark.parametrize(("by_the_library", "backend"), [(True, "tenpy"), (False, "itensors")])
+def test_the_overlays_tenpy_is_taken_only_by_the_library_proposer(tmp_path, by_the_library, backend):
+    """dmrg 7_2's overlay reproduces it with TeNPy; a model's run keeps the ITensors the task demands."""
+    upstream = read_upstream(UPSTREAM / "tasks" / "dmrg" / "task_dmrg_7_2.json")
+    loaded = load_task(compile_task(upstream, tmp_path, overlay_substitutions=by_the_library))
+    assert loaded.task.backend == backend
+    assert loaded.task.substitutions == ({"itensors": "tenpy"} if by_the_library else {})

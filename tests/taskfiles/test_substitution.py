@@ -14,6 +14,7 @@ from physvec.taskfiles.loading import load_task
 from physvec.taskfiles.rubric import Rubric
 from physvec.taskfiles.substitution import SubstitutionError, apply_substitutions, parse_substitutions
 from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.programming.julia_runtime import locate_julia
 from physvec.verifiers.scientific.rubric import grade_rubric
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "heisenberg_chain"
@@ -79,3 +80,14 @@ def test_reproduce_reports_a_malformed_substitution_as_bad_input(tmp_path, capsy
     assert reproduce_main([str(_itensors_task(tmp_path)), "--substitute", "itensors", "--model", "library",
                            "--runs-dir", str(tmp_path / "runs")]) == 2
     assert "ORIGINAL=USED" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(locate_julia().available, reason="Julia with juliacall is installed here")
+def test_reproduce_says_before_the_run_that_a_demanded_itensors_cannot_run_and_never_switches_it(tmp_path, capsys):
+    """No silent backend switch: the task stays ITensors, and the user hears how to ask for TeNPy."""
+    reproduce_main([str(_itensors_task(tmp_path)), "--model", f"scripted:{tmp_path / 'no-replies.json'}",
+                    "--runs-dir", str(tmp_path / "runs")])
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the task demands itensors, which cannot run here (Julia is not installed" in err
+    assert "add --substitute itensors=tenpy" in err
+    assert load_task(tmp_path / "task.json").task.backend == "itensors"

@@ -186,6 +186,26 @@ def test_the_backend_is_the_one_the_request_demands(request_text, backend):
     assert infer_backend(request_text) == backend
 
 
+@pytest.mark.parametrize(("topic", "backend"), [("dft_qc", "orca"), ("dmrg", "itensors"), ("qcmb", "qiskit"),
+                                                ("nnwf", "netket"), ("elsewhere", "pyscf")])
+def test_a_request_naming_no_package_demands_its_topics_package(topic, backend):
+    """Upstream runs every dft_qc task in ORCA: HOMO/LUMO words that PySCF also covers do not route it there."""
+    assert infer_backend("Compute the HOMO and LUMO of the molecule.", topic) == backend
+
+
+def test_a_package_the_request_names_wins_over_the_topic():
+    assert infer_backend("Use PySCF for the Hartree-Fock energy.", "dft_qc") == "pyscf"
+
+
+@needs_upstream
+def test_every_published_dft_qc_task_demands_orca_and_every_dmrg_task_itensors(checkout):
+    demanded = {path.parent.parent.name + "/" + path.name: load_task(path).task.backend
+                for path in checkout.glob("*/tasks/*.json")}
+    assert demanded["dft_qc/task_dft_qc_4_1.json"] == "orca"
+    assert {backend for name, backend in demanded.items() if name.startswith("dft_qc/")} == {"orca"}
+    assert {backend for name, backend in demanded.items() if name.startswith("dmrg/")} == {"itensors"}
+
+
 @needs_upstream
 @pytest.mark.parametrize("given", ["root", "Paper_dataset"])
 def test_upstream_status_reads_a_checkout_from_its_root_or_its_paper_dataset(checkout, given, capsys):
