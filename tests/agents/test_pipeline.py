@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -332,6 +333,7 @@ def test_a_run_killed_before_its_first_checkpoint_resumes_from_the_start(tiny_ta
     first_line = run.transcript_file.read_bytes().split(b"\n")[0] + b"\n"  # run_started, nothing after it
     run.transcript_file.write_bytes(first_line)
     run.checkpoint_file.unlink()
+    shutil.rmtree(run.path / "certificates")  # a run killed before its first checkpoint has issued none
     run.update_metadata(status="running", verdict=None)
     assert run.status() == "interrupted", "no process holds it: it is not running"
     assert reproduce_main(["--resume", run.run_id, "--runs-dir", str(runs_dir)]) == 0
