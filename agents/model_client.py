@@ -14,6 +14,9 @@
 - A call whose reply has a shape names its pydantic model: the provider is asked for structured output
   (``response_format`` json_schema).  A server that refuses it is asked once more without, and not asked
   for it again in the run; the caller's fenced-JSON parsing is the fallback.
+- Each call sends its role's ``max_tokens`` (ProviderProfile), shortened to what the server's context leaves
+  after the prompt; a prompt that leaves no room, or a spent wall budget for model calls, ends the run with
+  that reason instead of a cut reply or another wait.
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from pydantic import BaseModel
 
+from physvec.agents.provider_profile import PromptTooLong, ProviderProfile
 from physvec.runstore.transcript import EventType, Transcript
 
 
 class BudgetExhausted(RuntimeError):
-    """The run's token budget is spent; the run stops with status budget_exhausted."""
+    """The run's token budget or model wall budget is spent; the run stops with status budget_exhausted and
+    the message names which."""
 
 
 class ModelUnavailable(RuntimeError):
@@ -136,11 +141,12 @@ class ModelClient:
 
     def __init__(self, model: BaseChatModel, transcript: Transcript, token_budget: int,
                  retry: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
-                 notice_repeats: bool = False) -> None:
+                 notice_repeats: bool = False, profile: ProviderProfile = ProviderProfile()) -> None:
         """``notice_repeats``: retry a repeated reply with another seed and raise ModelRepeats on a second
         repeat (the reproduce pipeline); off for campaigns whose measure is a policy at a fixed number of
         attempts (DualityCert, PHACT, MatPCR), where a repeat is part of what is measured."""
         self.model = model
+        self.profile = profile
         self.notice_repeats = notice_repeats
         self.transcript = transcript
         self.token_budget = token_budget
@@ -152,6 +158,8 @@ class ModelClient:
         """every reply text served to each request hash by this client (fresh or from the record), to notice
         a repeat; a resumed run fills it again as its calls are served"""
         self.tokens_used = 0
+        self.model_seconds = 0.0
+        """wall time of this run's model calls, recorded ones included (what ``wall_budget_s`` limits)"""
         self.structured_output_refused = False
         """set when the provider rejected ``response_format``; later calls do not send it"""
         self._load_record()
@@ -165,6 +173,7 @@ class ModelClient:
                                                               tool_calls=event.data.get("tool_calls", []))
                 seen[key] += 1
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
+                self.model_seconds += event.data.get("latency_s", 0.0)
 
     def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
             temperature: float | None = None, schema: type[BaseModel] | None = None,
@@ -217,10 +226,24 @@ class ModelClient:
         if self.tokens_used >= self.token_budget:
             self.transcript.append(EventType.BUDGET_EXHAUSTED, node=node, step=step,
                                    tokens_used=self.tokens_used, token_budget=self.token_budget)
-            raise BudgetExhausted(f"{self.tokens_used} of {self.token_budget} tokens used")
+            raise BudgetExhausted(f"token budget spent ({self.tokens_used} of {self.token_budget} tokens used)")
+        wall_budget = self.profile.wall_budget_s
+        if wall_budget is not None and self.model_seconds >= wall_budget:
+            self.transcript.append(EventType.BUDGET_EXHAUSTED, node=node, step=step,
+                                   model_seconds=round(self.model_seconds, 1), wall_budget_s=wall_budget)
+            raise BudgetExhausted(f"model wall budget spent ({self.model_seconds:.0f} s of {wall_budget:g} s "
+                                  f"in model calls)")
+        try:
+            max_tokens = self.profile.max_tokens(role, count_tokens_approximately(list(messages)))
+        except PromptTooLong as error:
+            self.transcript.append(EventType.PROMPT_TOO_LONG, node=node, step=step, role=role,
+                                   problem=str(error), context_tokens=self.profile.context_tokens)
+            raise ModelUnavailable(str(error)) from error
         started = time.monotonic()
-        reply, attempts, structured = self._invoke_structured(messages, node, step, temperature, tools, schema, seed)
+        reply, attempts, structured = self._invoke_structured(messages, node, step, temperature, tools, schema, seed,
+                                                              max_tokens)
         latency = time.monotonic() - started
+        self.model_seconds += latency
         usage = reply.usage_metadata or {}
         input_tokens = usage.get("input_tokens") or count_tokens_approximately(list(messages))
         output_tokens = usage.get("output_tokens") or count_tokens_approximately([reply])
@@ -232,18 +255,18 @@ class ModelClient:
             **({"tools": [t["function"]["name"] for t in tools], "tool_calls": calls} if tools else {}),
             **({"schema": schema.__name__, "structured_output": structured} if schema else {}),
             **({"seed": seed} if seed is not None else {}),
-            input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature,
+            input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature, max_tokens=max_tokens,
             tokens_counted="server" if usage else "approximate", latency_s=round(latency, 3), attempts=attempts,
         )
         return AIMessage(content=_text(reply), tool_calls=calls)
 
     def _invoke_structured(self, messages: Sequence[BaseMessage], node: str, step: int, temperature: float | None,
                            tools: Sequence[ToolSchema], schema: type[BaseModel] | None,
-                           seed: int | None) -> tuple[AIMessage, int, bool]:
+                           seed: int | None, max_tokens: int) -> tuple[AIMessage, int, bool]:
         """The reply, its attempts, and whether structured output was sent: with ``schema``, first with
         ``response_format``; a provider that rejects it (400/422) is asked once more without, and from then
         on never with it in this run."""
-        sampling = {} if seed is None else {"seed": seed}
+        sampling: dict[str, Any] = {"max_tokens": max_tokens, **({} if seed is None else {"seed": seed})}
         if schema is None or self.structured_output_refused:
             return (*self._invoke_with_retries(messages, node, step, temperature, tools, sampling), False)
         try:

@@ -401,7 +401,7 @@ def ending_reason(state: PipelineState, ctx: RunContext, latest: dict[str, Certi
     stopped rather than only its verdict."""
     status, error = state.get("status", Status.RUNNING), state.get("error")
     if status == Status.BUDGET_EXHAUSTED:
-        return f"token budget spent ({error})"
+        return str(error)  # names the budget: tokens or the model calls' wall time
     if status == Status.MODEL_UNAVAILABLE:
         return f"the model is unavailable ({error})"
     if status in (Status.AUTHOR_FAILED, Status.ERROR, Status.MODEL_REPEATS):

@@ -50,7 +50,7 @@ def preflight(spec: str, settings: ProviderSettings) -> str | None:
         raise ProviderUnreachable("no API key: set OPENAI_API_KEY, or pass --base-url for a local server")
     headers = {"Authorization": f"Bearer {endpoint.api_key or 'not-needed'}"}
     url = f"{endpoint.base_url}/models"
-    timeout = min(settings.timeout_s, PREFLIGHT_TIMEOUT_S)
+    timeout = PREFLIGHT_TIMEOUT_S if settings.timeout_s is None else min(settings.timeout_s, PREFLIGHT_TIMEOUT_S)
     try:
         response = httpx.get(url, headers=headers, timeout=timeout)
     except httpx.TimeoutException:
@@ -92,3 +92,43 @@ def _served_models(response: object) -> set[str] | None:
     if not isinstance(data, list):
         return None
     return {item["id"] for item in data if isinstance(item, dict) and isinstance(item.get("id"), str)}
+
+
+CONTEXT_KEYS = ("max_model_len", "context_length", "context_window", "n_ctx")
+"""where servers state a model's context length: vLLM's /models, OpenRouter and others' metadata, llama.cpp"""
+
+
+def served_context_tokens(spec: str, settings: ProviderSettings) -> int | None:
+    """The context length the endpoint serves ``openai:<name>`` with, read from its model list or, for
+    llama.cpp, from ``/props``; None when the server does not say (the prompt is then not checked)."""
+    import httpx
+
+    provider, _, name = spec.partition(":")
+    if provider != "openai":
+        return None
+    endpoint = endpoint_of(settings)
+    headers = {"Authorization": f"Bearer {endpoint.api_key or 'not-needed'}"}
+    root = endpoint.base_url.removesuffix("/v1")
+    for url, pick in ((f"{endpoint.base_url}/models", lambda payload: _listed_context(payload, name)),
+                      (f"{root}/props", lambda payload: _context_in(payload.get("default_generation_settings", {})))):
+        try:
+            response = httpx.get(url, headers=headers, timeout=PREFLIGHT_TIMEOUT_S)
+            found = pick(response.json()) if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            found = None
+        if found:
+            return found
+    return None
+
+
+def _listed_context(payload: object, name: str) -> int | None:
+    data = payload.get("data") if isinstance(payload, dict) else None
+    entries = [item for item in data or [] if isinstance(item, dict) and item.get("id") == name]
+    return _context_in(entries[0]) if entries else None
+
+
+def _context_in(entry: object) -> int | None:
+    if not isinstance(entry, dict):
+        return None
+    values = [entry.get(key) for key in CONTEXT_KEYS]
+    return next((value for value in values if isinstance(value, int) and value > 0), None)

@@ -15,7 +15,7 @@ re-verifying an archived run, and they say so in their type name.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from physvec.agents.provider_profile import ProviderProfile
 from physvec.runstore.transcript import EventType, read_events
 from physvec.taskfiles.input_files import UnreadableInput, read_json_input
 
@@ -41,11 +42,14 @@ class ScriptExhausted(RuntimeError):
 
 @dataclass(frozen=True)
 class ProviderSettings:
-    """Settings of the OpenAI-compatible provider; retries are ours, so the client's are off."""
+    """Settings of the OpenAI-compatible provider; retries are ours, so the client's are off.  ``timeout_s``
+    None: a request may take as long as the server needs (a slow local model), with ``profile.wall_budget_s``
+    bounding the run instead."""
 
     base_url: str | None = None
-    timeout_s: float = 120.0
+    timeout_s: float | None = 120.0
     temperature: float = 0.0
+    profile: ProviderProfile = field(default_factory=ProviderProfile)
 
 
 class ScriptedChatModel(FakeMessagesListChatModel):

@@ -6,6 +6,7 @@ the default "async" lost finished steps on a hard kill.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -61,7 +62,8 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
         transcript.subscribe(listener)
     already_served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
     model = make_chat_model(model_spec, settings, already_served=already_served)
-    client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry, notice_repeats=True)
+    client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry, notice_repeats=True,
+                         profile=settings.profile)
     pool = SandboxPool().warm_for(run.path / "work", loaded.task.backend)
     return RunContext(run=run, task=loaded, transcript=transcript, client=client, pool=pool,
                       language_model=model_spec != LIBRARY_SPEC)
@@ -134,8 +136,7 @@ def resume_run(runs_dir: Path, run_id: str, settings: ProviderSettings = Provide
         run.verify_inputs()
         meta = run.metadata()
         if meta.get("base_url") and not settings.base_url:
-            settings = ProviderSettings(base_url=meta["base_url"], timeout_s=settings.timeout_s,
-                                        temperature=settings.temperature)
+            settings = dataclasses.replace(settings, base_url=meta["base_url"])
         ctx = _context(run, load_task(run.task_file), meta["model"], settings, retry, listener)
         ctx.transcript.append(EventType.RUN_RESUMED, model=meta["model"])
         return _execute(ctx, resume=True)

@@ -7,6 +7,7 @@ argument that names an existing file would end in FileExistsError deep inside a 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from pathlib import Path
 
@@ -28,3 +29,24 @@ def output_folder(text: str) -> Path:
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
     return path
+
+
+def seconds_or_none(text: str) -> float | None:
+    """A positive number of seconds, or ``none`` for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of seconds nor 'none'") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds, or 'none'")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    value = seconds_or_none(text)
+    if value is None:
+        raise argparse.ArgumentTypeError("give a number of seconds")
+    return value

@@ -11,7 +11,7 @@ always with a clear message and no traceback; 130 interrupted (Ctrl-C), with the
 from __future__ import annotations
 
 import argparse
-import math
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
@@ -21,7 +21,8 @@ from rich.console import Console
 
 from physvec.agents.methods import METHODS
 from physvec.cli import kb as kb_cli
-from physvec.cli.arguments import output_folder
+from physvec.cli import local_model as local_model_cli
+from physvec.cli.arguments import output_folder, positive_seconds, seconds_or_none
 
 if TYPE_CHECKING:
     from physvec.agents.model_client import RetryPolicy
@@ -44,8 +45,11 @@ def _reproduce_parser() -> argparse.ArgumentParser:
     parser.add_argument("task", nargs="?", type=Path, help="task.json to run")
     parser.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                        help="seconds one model request may take (default 120)")
+    parser.add_argument("--timeout", type=seconds_or_none, default=120.0, metavar="S",
+                        help="seconds one model request may take, or none for a slow local model (default 120)")
+    parser.add_argument("--wall-budget", type=positive_seconds, default=None, metavar="S",
+                        help="seconds all of the run's model calls together may take; the run then stops "
+                             "budget_exhausted (default: no limit)")
     parser.add_argument("--retries", type=int, default=5, metavar="N",
                         help="attempts per model request before the run stops model_unavailable (default 5)")
     parser.add_argument("--runs-dir", type=output_folder, default=Path("runs"), help="where run directories go")
@@ -86,6 +90,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     from physvec.verifiers.library.composer import library_problem
     from physvec.agents.model_client import RetryPolicy
     from physvec.agents.preflight import ProviderUnreachable
+    from physvec.agents.provider_profile import ProviderProfile
     from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
     from physvec.agents.runner import RunInterrupted, replay_run, resume_run, start_run
     from physvec.cli.run_display import LiveDisplay
@@ -99,15 +104,17 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     chosen = [name for name in ("task", "resume", "replay") if getattr(arguments, name)]
     if len(chosen) != 1:
         return _bad_input("give exactly one of TASK, --resume RUN_ID or --replay RUN_DIR")
-    if not (math.isfinite(arguments.timeout) and arguments.timeout > 0) or arguments.retries < 1:
-        return _bad_input("--timeout must be a positive number of seconds and --retries at least 1")
-    settings = ProviderSettings(base_url=arguments.base_url, timeout_s=arguments.timeout)
+    if arguments.retries < 1:
+        return _bad_input("--retries must be at least 1")
+    settings = ProviderSettings(base_url=arguments.base_url, timeout_s=arguments.timeout,
+                                profile=ProviderProfile(wall_budget_s=arguments.wall_budget))
     retry = RetryPolicy(attempts=arguments.retries)
     console = Console(stderr=True)
     try:
         with LiveDisplay(console) as display:
             if arguments.resume:
-                _check_provider(open_run(arguments.runs_dir, arguments.resume).metadata()["model"], settings, retry)
+                settings = _check_provider(open_run(arguments.runs_dir, arguments.resume).metadata()["model"],
+                                           settings, retry)
                 outcome = resume_run(arguments.runs_dir, arguments.resume, settings, retry, listener=display.on_event)
             elif arguments.replay:
                 missing = [name for name in ("run.json", "transcript.jsonl") if not (arguments.replay / name).is_file()]
@@ -135,7 +142,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 if spec == LIBRARY_SPEC and arguments.method != "physvec":
                     return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
                 make_chat_model(spec, settings)
-                _check_provider(spec, settings, retry)
+                settings = _check_provider(spec, settings, retry)
                 outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, retry, listener=display.on_event,
                                     method=arguments.method, substitutions=substitutions,
                                     allow_reduced_isolation=arguments.allow_reduced_isolation)
@@ -153,16 +160,26 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     return _report_outcome(outcome)
 
 
-def _check_provider(spec: str, settings: ProviderSettings, retry: RetryPolicy) -> None:
-    """Ask the model's endpoint once before the run (ProviderUnreachable says why not) and say how long the
-    run may wait on it."""
-    from physvec.agents.preflight import preflight
+def _check_provider(spec: str, settings: ProviderSettings, retry: RetryPolicy) -> ProviderSettings:
+    """Ask the model's endpoint once before the run (ProviderUnreachable says why not), say how long the run
+    may wait on it, and return the settings with the context length the server states."""
+    from physvec.agents.preflight import preflight, served_context_tokens
 
     endpoint = preflight(spec, settings)
-    if endpoint is not None:
+    if endpoint is None:
+        return settings
+    if settings.timeout_s is None:
+        wall = settings.profile.wall_budget_s
+        bound = f"at most {wall:g} s of model calls in all" if wall else "no time limit (--wall-budget sets one)"
+        _errors.print(f"reproduce: model {spec} at {endpoint}; requests wait as long as the server takes: {bound}")
+    else:
         waiting = retry.attempts * settings.timeout_s + sum(retry.delay(k) for k in range(retry.attempts - 1))
         _errors.print(f"reproduce: model {spec} at {endpoint}; each request gets {settings.timeout_s:g} s and "
                       f"{retry.attempts} attempts: at most {waiting:g} s before the run stops model_unavailable")
+    context = served_context_tokens(spec, settings)
+    if context is not None:
+        _errors.print(f"reproduce: the server's context is {context} tokens; each prompt is checked against it")
+    return dataclasses.replace(settings, profile=dataclasses.replace(settings.profile, context_tokens=context))
 
 
 def _report_outcome(outcome: RunOutcome) -> int:
@@ -207,6 +224,7 @@ def _physvec_parser() -> argparse.ArgumentParser:
     new_task.add_argument("--dir", type=Path, default=Path("."), help="parent folder of the new task folder")
     new_task.add_argument("--backend", default="tenpy", choices=["qiskit", "netket", "tenpy", "pyscf", "itensors"])
     kb_cli.add_parser(commands)
+    local_model_cli.add_parser(commands)
     for library in ("rubrics", "assertions"):
         library_parser = commands.add_parser(library, help=f"the {library[:-1]} templates a task can use")
         library_parser.add_subparsers(dest=f"{library}_command", required=True).add_parser(
@@ -358,6 +376,7 @@ def _library_build(arguments: argparse.Namespace) -> int:
     from rich.table import Table
 
     from physvec.agents.library_builder import build
+    from physvec.agents.provider_profile import ProviderProfile
     from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 
     spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
@@ -411,6 +430,8 @@ def physvec_main(argv: list[str] | None = None) -> int:
         return 0
     if arguments.command == "kb":
         return kb_cli.run(arguments)
+    if arguments.command == "local-model":
+        return local_model_cli.run(arguments)
     if arguments.command == "library":
         return _library_build(arguments)
     if arguments.command == "doctor":

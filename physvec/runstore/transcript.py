@@ -36,6 +36,7 @@ class EventType(StrEnum):
     INFRASTRUCTURE_FAULT = "infrastructure_fault"
     INVALID_MODEL_REPLY = "invalid_model_reply"
     REPEATED_REPLY = "repeated_reply"
+    PROMPT_TOO_LONG = "prompt_too_long"
     LIBRARY_PROPOSAL = "library_proposal"
     AUTHOR_REFINEMENT = "author_refinement"
     SCRIPT_WRITTEN = "script_written"

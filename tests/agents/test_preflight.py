@@ -8,9 +8,11 @@ import time
 
 import pytest
 
-from physvec.agents.preflight import ProviderUnreachable, preflight
+from physvec.agents.model_client import RetryPolicy
+from physvec.agents.preflight import ProviderUnreachable, preflight, served_context_tokens
+from physvec.agents.provider_profile import ProviderProfile
 from physvec.agents.providers import ProviderSettings
-from physvec.cli.main import reproduce_main
+from physvec.cli.main import _check_provider, reproduce_main
 from tests.support.chat_completions_server import ChatCompletionsServer
 
 
@@ -67,11 +69,38 @@ def test_reproduce_against_a_refused_endpoint_exits_2_at_once_with_the_cause_and
     assert not (tmp_path / "runs").exists()
 
 
+def _exit_code(argv: list[str]) -> int:
+    """reproduce's exit code, also where argparse refuses an argument (it exits 2 itself)."""
+    try:
+        return reproduce_main(argv)
+    except SystemExit as exit_:
+        return int(exit_.code)
+
+
 def test_timeout_and_retries_are_settable_and_checked(tiny_task, tmp_path, capsys):
     runs = str(tmp_path / "runs")
-    assert reproduce_main([str(tiny_task), "--model", "openai:m", "--timeout", "inf", "--runs-dir", runs]) == 2
-    assert reproduce_main([str(tiny_task), "--model", "openai:m", "--retries", "0", "--runs-dir", runs]) == 2
-    assert "--timeout must be a positive number" in capsys.readouterr().err
+    for bad in (["--timeout", "inf"], ["--timeout", "0"], ["--timeout", "soon"], ["--wall-budget", "none"],
+                ["--wall-budget", "-1"]):
+        assert _exit_code([str(tiny_task), "--model", "openai:m", *bad, "--runs-dir", runs]) == 2
+        assert "positive number of seconds" in capsys.readouterr().err or bad[1] in ("soon", "none")
+    assert _exit_code([str(tiny_task), "--model", "openai:m", "--retries", "0", "--runs-dir", runs]) == 2
+    assert "--retries must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_timeout_none_waits_on_the_server_under_a_wall_budget(tiny_task, tmp_path, capsys):
+    """A slow local model gets no per-request timeout; the wall budget bounds the run and the line before
+    it says so."""
+    url = closed_port_url()
+    assert _exit_code([str(tiny_task), "--model", "openai:m", "--base-url", url, "--timeout", "none",
+                       "--wall-budget", "600", "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert f"endpoint refused at {url}" in capsys.readouterr().err
+    with ChatCompletionsServer([], models=["m"]) as server:
+        settings = _check_provider("openai:m", ProviderSettings(base_url=server.base_url, timeout_s=None,
+                                                               profile=ProviderProfile(wall_budget_s=600.0)),
+                                   RetryPolicy())
+    assert settings.timeout_s is None and settings.profile.wall_budget_s == 600.0
+    assert "at most 600 s of model calls in all" in capsys.readouterr().err
 
 
 def test_doctor_reports_isolation_backends_and_the_model_s_cause(capsys):
@@ -84,3 +113,13 @@ def test_doctor_reports_isolation_backends_and_the_model_s_cause(capsys):
     with ChatCompletionsServer([], models=["m"]) as server:
         assert physvec_main(["doctor", "--model", "openai:m", "--base-url", server.base_url]) in (0, 1)
         assert "serves m" in capsys.readouterr().out
+
+
+def test_the_server_s_context_length_is_read_from_llama_cpp_s_props():
+    with ChatCompletionsServer([], models=["m"], context_tokens=2048) as server:
+        settings = ProviderSettings(base_url=server.base_url)
+        assert served_context_tokens("openai:m", settings) == 2048
+        assert _check_provider("openai:m", settings, RetryPolicy()).profile.context_tokens == 2048
+    with ChatCompletionsServer([], models=["m"]) as server:  # a server that does not say: nothing is checked
+        assert served_context_tokens("openai:m", ProviderSettings(base_url=server.base_url)) is None
+    assert served_context_tokens("scripted:replies.json", ProviderSettings()) is None

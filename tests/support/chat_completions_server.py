@@ -24,10 +24,13 @@ class ChatCompletionsServer:
     """Start with ``with ChatCompletionsServer([...]) as server: server.base_url``."""
 
     def __init__(self, behaviours: list[str | dict[str, Any]], timeout_sleep_s: float = 3.0,
-                 models: list[str] | None = None, api_key: str | None = None) -> None:
+                 models: list[str] | None = None, api_key: str | None = None,
+                 context_tokens: int | None = None) -> None:
         """``models``: what GET /models lists (None: the route is absent, 404); ``api_key``: when given,
-        a request with another bearer key is refused with 401."""
+        a request with another bearer key is refused with 401; ``context_tokens``: the context length GET
+        /props states, as llama.cpp's server does (None: no /props route)."""
         self.models = models
+        self.context_tokens = context_tokens
         self.api_key = api_key
         self.behaviours = deque(behaviours)
         self.timeout_sleep_s = timeout_sleep_s
@@ -57,7 +60,8 @@ class ChatCompletionsServer:
                                      "model": request.get("model"), "messages": request.get("messages", []),
                                      "tools": [tool["function"]["name"] for tool in request.get("tools", [])],
                                      "response_format": request.get("response_format"),
-                                     "seed": request.get("seed"), "temperature": request.get("temperature")})
+                                     "seed": request.get("seed"), "temperature": request.get("temperature"),
+                                     "max_tokens": request.get("max_tokens", request.get("max_completion_tokens"))})
             return behaviour
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -75,6 +79,9 @@ class ChatCompletionsServer:
 
             def do_GET(self) -> None:
                 if self._key_refused():
+                    return
+                if self.path.rstrip("/") == "/props" and server.context_tokens is not None:
+                    self._send(200, {"default_generation_settings": {"n_ctx": server.context_tokens}})
                     return
                 if self.path.rstrip("/") != "/v1/models" or server.models is None:
                     self._send(404, {"error": {"message": "not found"}})
