@@ -233,8 +233,9 @@ class ModelClient:
                                    model_seconds=round(self.model_seconds, 1), wall_budget_s=wall_budget)
             raise BudgetExhausted(f"model wall budget spent ({self.model_seconds:.0f} s of {wall_budget:g} s "
                                   f"in model calls)")
+        prompt_tokens = count_tokens_approximately(list(messages))
         try:
-            max_tokens = self.profile.max_tokens(role, count_tokens_approximately(list(messages)))
+            max_tokens = self.profile.max_tokens(role, prompt_tokens)
         except PromptTooLong as error:
             self.transcript.append(EventType.PROMPT_TOO_LONG, node=node, step=step, role=role,
                                    problem=str(error), context_tokens=self.profile.context_tokens)
@@ -245,7 +246,7 @@ class ModelClient:
         latency = time.monotonic() - started
         self.model_seconds += latency
         usage = reply.usage_metadata or {}
-        input_tokens = usage.get("input_tokens") or count_tokens_approximately(list(messages))
+        input_tokens = usage.get("input_tokens") or prompt_tokens
         output_tokens = usage.get("output_tokens") or count_tokens_approximately([reply])
         self.tokens_used += input_tokens + output_tokens
         calls = _message_record(reply).get("tool_calls", [])

@@ -27,6 +27,11 @@ class Endpoint:
     api_key: str | None
 
     @property
+    def headers(self) -> dict[str, str]:
+        """What every request sends: the key, or a placeholder local servers accept."""
+        return {"Authorization": f"Bearer {self.api_key or 'not-needed'}"}
+
+    @property
     def local(self) -> bool:
         return self.base_url != DEFAULT_BASE_URL
 
@@ -48,7 +53,7 @@ def preflight(spec: str, settings: ProviderSettings) -> str | None:
     endpoint = endpoint_of(settings)
     if endpoint.api_key is None and not endpoint.local:
         raise ProviderUnreachable("no API key: set OPENAI_API_KEY, or pass --base-url for a local server")
-    headers = {"Authorization": f"Bearer {endpoint.api_key or 'not-needed'}"}
+    headers = endpoint.headers
     url = f"{endpoint.base_url}/models"
     timeout = PREFLIGHT_TIMEOUT_S if settings.timeout_s is None else min(settings.timeout_s, PREFLIGHT_TIMEOUT_S)
     try:
@@ -107,7 +112,7 @@ def served_context_tokens(spec: str, settings: ProviderSettings) -> int | None:
     if provider != "openai":
         return None
     endpoint = endpoint_of(settings)
-    headers = {"Authorization": f"Bearer {endpoint.api_key or 'not-needed'}"}
+    headers = endpoint.headers
     root = endpoint.base_url.removesuffix("/v1")
     for url, pick in ((f"{endpoint.base_url}/models", lambda payload: _listed_context(payload, name)),
                       (f"{root}/props", lambda payload: _context_in(payload.get("default_generation_settings", {})))):
