@@ -48,9 +48,25 @@ def author_messages(task: Task, paper_text: str, documentation: list[dict[str, A
                            plan_failed=plan_failed)
 
 
-def function_repair_messages(task: Task, version: int, script: str, items: list[Any]) -> list[BaseMessage]:
-    """The programming repairer's request: the blamed functions with their evidence, and the script."""
-    return _under_contract(task, "repair_functions.j2", version=version, script=script, items=items)
+def script_fence(task: Task) -> str:
+    """The fenced block's language of the task's scripts: Julia for ITensors, Python otherwise."""
+    return "julia" if task.backend == "itensors" else "python"
+
+
+def function_repair_messages(task: Task, version: int, script: str, items: list[Any],
+                             loose: list[Any] = ()) -> list[BaseMessage]:
+    """The programming repairer's request: the blamed functions with their evidence, the failures that blame
+    no function (an ImportError in the execution, say) quoted beside them, and the script."""
+    return _under_contract(task, "repair_functions.j2", version=version, script=script, items=items,
+                           loose=list(loose), fence=script_fence(task))
+
+
+def rewrite_repair_messages(task: Task, version: int, script: str, problems: list[str],
+                            failures: list[Any]) -> list[BaseMessage]:
+    """A structural repair's request: why no function edit can fix the script, every failed check with its
+    evidence (never sealed values), the script, and the contract to rewrite it under."""
+    return _under_contract(task, "repair_rewrite.j2", version=version, script=script, problems=problems,
+                           failures=failures, backend=task.backend, fence=script_fence(task))
 
 
 def unit_glue_messages(task: Task, function: Any, unbound: list[str], namespace: dict[str, str]) -> list[BaseMessage]:
