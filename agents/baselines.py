@@ -78,11 +78,12 @@ def react_repair(state: PipelineState, ctx: RunContext, step: int, rag: bool) ->
     error = state["execution_error"]
     documentation = _error_documentation(ctx, error, step) if rag else []
     messages = react_repair_messages(ctx.task.task, version, script, error, documentation)
-    reply = nodes.ask_for_script(ctx, "react_repair", messages, step, 1)
     update: nodes.Update = {"programming_iteration": state.get("programming_iteration", 0) + 1}
-    if reply is not None:
-        update |= nodes.save_script(ctx, "react_repair", step, version + 1, reply)
-    return update
+    try:
+        reply = nodes.ask_for_script(ctx, "react_repair", messages, step, 1)
+    except nodes.NoUsableScript:
+        return update  # recorded as an invalid reply; the round is spent
+    return update | nodes.save_script(ctx, "react_repair", step, version + 1, reply)
 
 
 def judge_first_script(state: PipelineState, ctx: RunContext, step: int) -> nodes.Update:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from physvec.agents.model_client import REPEAT_SEED, REPEAT_TEMPERATURE, ModelRe
 from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
 from physvec.agents.prompts import (
     adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
-    rubric_judge_messages, unit_glue_messages,
+    rewrite_repair_messages, rubric_judge_messages, unit_glue_messages,
 )
 from physvec.agents.replies import InvalidModelReply, extract_script
 from physvec.agents.state import PipelineState, RunContext, Status
@@ -41,7 +42,10 @@ from physvec.verifiers.isolation import isolation_certificate
 from physvec.verifiers.programming import GlueWriter, ProgrammingVerifier, analyse_for_backend, programming_metrics
 from physvec.verifiers.programming.contract import ElementFunction
 from physvec.verifiers.programming.integration import execution_folder
-from physvec.verifiers.programming.repair import EditResult, apply_edits, editable_names, repair_items
+from physvec.verifiers.programming.repair import (
+    WHOLE_SCRIPT, EditResult, apply_edits, editable_names, failures, repair_items, rewrite, structural_problems,
+    unblamed_failures,
+)
 from physvec.verifiers.protocol import Subject, Verifier
 from physvec.verifiers.sandbox_check import check_sandbox
 from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
@@ -154,30 +158,46 @@ def _documentation(ctx: RunContext) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
+class NoUsableScript(Exception):
+    """A role's replies held no script it may hand on (none at all, or one that still breaks the contract)."""
+
+
+def _contract_breaches(ctx: RunContext, script: str) -> list[str]:
+    return [f"{b.name}: {b.message}" for b in analyse_for_backend(script, ctx.task.task.backend).breaches]
+
+
 def ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, attempts: int,
-                    contract: bool = False, seed: int | None = None, temperature: float | None = None) -> str | None:
+                    contract: bool = False, seed: int | None = None, temperature: float | None = None) -> str:
     """Ask until the reply holds a script (and, with ``contract``, one whose contract analysis finds no
     breach); each unusable reply is recorded and answered once, within ``attempts`` rounds (sampled with
-    ``seed`` and ``temperature`` when given)."""
+    ``seed`` and ``temperature`` when given).
+
+    Raises:
+        NoUsableScript: no reply in ``attempts`` held a script, or (with ``contract``) the last one still
+            breaks the contract; a breached script is never handed on, since every later check would only
+            fail on it again.
+    """
+    problem = "no attempt was allowed"
     for attempt in range(attempts):
         reply = ctx.client.ask(role, messages, node=role, step=step, seed=seed, temperature=temperature)
         try:
             script = extract_script(reply)
         except InvalidModelReply as error:
+            problem = str(error)
             ctx.transcript.append(EventType.INVALID_MODEL_REPLY, node=role, step=step, role=role,
-                                  attempt=attempt + 1, problem=str(error))
+                                  attempt=attempt + 1, problem=problem)
             messages = [*messages, AIMessage(reply), HumanMessage(f"{error}. Reply with the whole script.")]
             continue
-        breaches = analyse_for_backend(script, ctx.task.task.backend).breaches if contract else []
-        if not breaches or attempt == attempts - 1:
+        breaches = _contract_breaches(ctx, script) if contract else []
+        if not breaches:
             return script
-        problems = [f"{b.name}: {b.message}" for b in breaches]
+        problem = "the script breaks the contract: " + "; ".join(breaches)
         ctx.transcript.append(EventType.AUTHOR_REFINEMENT, node=role, step=step, attempt=attempt + 1,
-                              breaches=problems)
+                              breaches=breaches, final=attempt == attempts - 1)
         messages = [*messages, AIMessage(reply), HumanMessage(
-            "The script breaks the contract:\n" + "\n".join(f"- {p}" for p in problems)
+            "The script breaks the contract:\n" + "\n".join(f"- {b}" for b in breaches)
             + "\nReply with the whole corrected script.")]
-    return None
+    raise NoUsableScript(f"{role} gave no usable script in {attempts} attempt(s); the last: {problem}")
 
 
 def save_script(ctx: RunContext, node: str, step: int, version: int, script: str) -> Update:
@@ -210,9 +230,10 @@ def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     messages = author_messages(ctx.task.task, paper_text, _documentation(ctx),
                                author_plan.model_dump() if author_plan else None,
                                None if author_plan else _plan_failure(ctx))
-    script = ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
-    if script is None:
-        return {"status": Status.AUTHOR_FAILED, "error": "the author gave no usable script"}
+    try:
+        script = ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
+    except NoUsableScript as error:
+        return {"status": Status.AUTHOR_FAILED, "error": str(error)}
     return save_script(ctx, "author", step, 1, script)
 
 
@@ -250,7 +271,10 @@ def _glue_writer(ctx: RunContext, step: int) -> GlueWriter:
 
     def write(function: ElementFunction, unbound: list[str], namespace: dict[str, str]) -> str | None:
         messages = unit_glue_messages(ctx.task.task, function, unbound, namespace)
-        return ask_for_script(ctx, "unit_glue", messages, step, 1)
+        try:
+            return ask_for_script(ctx, "unit_glue", messages, step, 1)
+        except NoUsableScript:
+            return None  # recorded; the unit test reports that no glue was written
 
     return write
 
@@ -304,8 +328,11 @@ def _adapter_writer(ctx: RunContext, step: int) -> AdapterWriter:
     identity check sees any function the reply redefines."""
 
     def write(assertion: Assertion, script: str) -> str | None:
-        entry = ask_for_script(ctx, "assertion_adapter", adapter_messages(ctx.task.task, assertion, script), step, 1)
-        return None if entry is None else f"{script.rstrip()}\n\n\n{entry}"
+        try:
+            entry = ask_for_script(ctx, "assertion_adapter", adapter_messages(ctx.task.task, assertion, script), step, 1)
+        except NoUsableScript:
+            return None  # recorded; the assertion reports that no adapter was written
+        return f"{script.rstrip()}\n\n\n{entry}"
 
     return write
 
@@ -327,8 +354,6 @@ def domain_checks(state: PipelineState, ctx: RunContext, step: int) -> Update:
     return verify_stage(DomainCheckVerifier(), state, ctx, step)
 
 
-
-
 def _record_edits(ctx: RunContext, node: str, step: int, version: int, script: str, edit: EditResult,
                   requested: list[str]) -> None:
     diff = "".join(difflib.unified_diff(script.splitlines(keepends=True), edit.source.splitlines(keepends=True),
@@ -338,19 +363,25 @@ def _record_edits(ctx: RunContext, node: str, step: int, version: int, script: s
                           added_imports=list(edit.added_imports), diff=diff)
 
 
+EditOf = Callable[[str], EditResult]
+"""How a repair reply's code changes the script: function edits (apply_edits) or a whole rewrite."""
+
+
 def _repair_edit(ctx: RunContext, role: str, messages: list[BaseMessage], step: int, version: int, script: str,
-                 editable: set[str]) -> EditResult | None:
-    """The edit a repair reply makes to ``script`` (None when the reply holds no script).
+                 edit_of: EditOf, requested: list[str], contract: bool = False) -> EditResult | None:
+    """The edit a repair reply makes to ``script`` (None when no reply held a usable script: recorded).
 
     A reply that leaves the script byte-identical would only re-verify the same script: it is asked once
     more with another seed and temperature, and a second such reply raises ModelRepeats.
     """
     for seed, temperature in ((None, None), (REPEAT_SEED, REPEAT_TEMPERATURE)):
-        reply = ask_for_script(ctx, role, messages, step, 1, seed=seed, temperature=temperature)
-        if reply is None:
+        try:
+            reply = ask_for_script(ctx, role, messages, step, REWRITE_ATTEMPTS if contract else 1,
+                                   contract=contract, seed=seed, temperature=temperature)
+        except NoUsableScript:
             return None
-        edit = apply_edits(script, reply, editable)
-        _record_edits(ctx, role, step, version, script, edit, sorted(editable))
+        edit = edit_of(reply)
+        _record_edits(ctx, role, step, version, script, edit, requested)
         if edit.source != script:
             return edit
         ctx.transcript.append(EventType.REPEATED_REPLY, node=role, step=step, role=role,
@@ -360,15 +391,34 @@ def _repair_edit(ctx: RunContext, role: str, messages: list[BaseMessage], step: 
                        f"seed {REPEAT_SEED} and temperature {REPEAT_TEMPERATURE}")
 
 
+REWRITE_ATTEMPTS = 2
+"""replies a whole-script rewrite may take to meet the contract (the second answers the first's breaches)"""
+
+
 def programming_repair(state: PipelineState, ctx: RunContext, step: int) -> Update:
-    """Ask for new versions of the blamed functions only; apply them by replacement, reject the rest."""
+    """Repair as the certificate's failures allow: a structural failure (no PARAMS or run_ function, a
+    module-level import or syntax error, no main()) gets a whole-script rewrite under the contract, which
+    must meet it; otherwise new versions of the blamed functions replace the old ones (with the PARAMS keys
+    and contract functions they need), and every other change is rejected."""
     version = state["script_version"]
     certificate = ctx.run.certificate(state["certificates"]["programming"])
-    items = repair_items(certificate)
     script = ctx.run.script_path(version).read_text()
-    messages = function_repair_messages(ctx.task.task, version, script, items)
     update: Update = {"programming_iteration": state.get("programming_iteration", 0) + 1}
-    edit = _repair_edit(ctx, "programming_repair", messages, step, version, script, {item.function for item in items})
+    problems = structural_problems(certificate)
+    if problems:
+        messages = rewrite_repair_messages(ctx.task.task, version, script, problems, failures(certificate))
+        ctx.transcript.append(EventType.REPAIR_PLAN, node="programming_repair", step=step, version=version,
+                              kind="rewrite", problems=problems)
+        edit = _repair_edit(ctx, "programming_repair", messages, step, version, script,
+                            lambda code: rewrite(script, code), [WHOLE_SCRIPT], contract=True)
+    else:
+        items = repair_items(certificate)
+        messages = function_repair_messages(ctx.task.task, version, script, items, unblamed_failures(certificate))
+        blamed = {item.function for item in items}
+        ctx.transcript.append(EventType.REPAIR_PLAN, node="programming_repair", step=step, version=version,
+                              kind="functions", functions=sorted(blamed))
+        edit = _repair_edit(ctx, "programming_repair", messages, step, version, script,
+                            lambda code: apply_edits(script, code, blamed), sorted(blamed))
     if edit is not None and edit.applied:
         update |= save_script(ctx, "programming_repair", step, version + 1, edit.source)
     return update
@@ -390,7 +440,9 @@ def scientific_repair(state: PipelineState, ctx: RunContext, step: int) -> Updat
     script = ctx.run.script_path(version).read_text()
     messages = repair_messages(ctx.task.task, version, script, [project(c, ctx.feedback) for c in failed])
     update: Update = {"scientific_iteration": state.get("scientific_iteration", 0) + 1}
-    edit = _repair_edit(ctx, "scientific_repair", messages, step, version, script, editable_names(script))
+    editable = editable_names(script)
+    edit = _repair_edit(ctx, "scientific_repair", messages, step, version, script,
+                        lambda code: apply_edits(script, code, editable), sorted(editable))
     if edit is not None and edit.applied:
         update |= save_script(ctx, "scientific_repair", step, version + 1, edit.source)
     return update

@@ -1,6 +1,7 @@
 """The reproduction pipeline as one LangGraph state machine.
 
-    plan -> retrieve -> author -> programming_verify <-> programming_repair
+    plan -> retrieve -> author -> programming_verify <-> programming_repair (asked again, not re-verified, when
+                                                                             it saved no new version)
          -> scientific_verify <-> scientific_repair (a repaired script is executed again)
          -> convergence (-> scientific_repair while unconverged and budget is left)
          -> domain_checks -> finalize
@@ -21,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from physvec.agents import nodes
 from physvec.agents.model_client import BudgetExhausted, ModelRepeats, ModelUnavailable
 from physvec.agents.state import PipelineState, RunContext, Status
+from physvec.runstore.store import certificate_version
 from physvec.runstore.transcript import EventType
 from physvec.verifiers.certificate import Verdict
 
@@ -115,6 +117,23 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
             return "scientific_repair"
         return "domain_checks"
 
+    def repaired(state: PipelineState, stage: str) -> bool:
+        """Whether the repair saved a new script version: one that made none leaves the script that ``stage``
+        already judged, and verifying it again would only repeat that certificate."""
+        return state.get("script_version", 0) > certificate_version(state["certificates"][stage])
+
+    def after_programming_repair(state: PipelineState) -> str:
+        if not _running(state) or repaired(state, "programming"):
+            return verify_unless_stopped(state)
+        return after_programming(state)
+
+    def after_scientific_repair(state: PipelineState) -> str:
+        if not _running(state) or repaired(state, "scientific"):
+            return verify_unless_stopped(state)
+        if scientific_budget_left(state):
+            return "scientific_repair"
+        return "finalize" if _stage_failed(state, ctx, "scientific") else "domain_checks"
+
     graph = StateGraph(PipelineState)
     for name in ("plan", "retrieve", "author", "programming_verify", "programming_repair", "scientific_verify",
                  "scientific_repair", "convergence", "domain_checks", "finalize"):
@@ -125,10 +144,12 @@ def build_graph(ctx: RunContext, checkpointer: BaseCheckpointSaver) -> Any:
     graph.add_conditional_edges("author", verify_unless_stopped, ["programming_verify", "finalize"])
     graph.add_conditional_edges("programming_verify", after_programming,
                                 ["scientific_verify", "programming_repair", "finalize"])
-    graph.add_conditional_edges("programming_repair", verify_unless_stopped, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("programming_repair", after_programming_repair,
+                                ["programming_verify", "programming_repair", "finalize"])
     graph.add_conditional_edges("scientific_verify", after_scientific,
                                 ["convergence", "scientific_repair", "finalize"])
-    graph.add_conditional_edges("scientific_repair", verify_unless_stopped, ["programming_verify", "finalize"])
+    graph.add_conditional_edges("scientific_repair", after_scientific_repair,
+                                ["programming_verify", "scientific_repair", "domain_checks", "finalize"])
     graph.add_conditional_edges("convergence", after_convergence, ["scientific_repair", "domain_checks", "finalize"])
     graph.add_edge("domain_checks", "finalize")
     graph.add_edge("finalize", END)

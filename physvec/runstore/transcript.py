@@ -40,6 +40,9 @@ class EventType(StrEnum):
     LIBRARY_PROPOSAL = "library_proposal"
     AUTHOR_REFINEMENT = "author_refinement"
     SCRIPT_WRITTEN = "script_written"
+    REPAIR_PLAN = "repair_plan"
+    """what a programming repair asks for: a whole-script rewrite (and the structural problems why) or edits of
+    the blamed functions"""
     REPAIR_EDITS = "repair_edits"
     SANDBOX_RUN = "sandbox_run"
     CERTIFICATE = "certificate"

@@ -93,3 +93,21 @@ def test_a_plan_reply_that_repeats_itself_is_asked_once_with_another_seed_then_t
     (failed,) = [e for e in events if e.type is EventType.PLAN_FAILED]
     assert failed.data["reason"].startswith("the model repeats itself")
     assert code == 0, "the Author still writes the script without a plan"
+
+
+def test_an_author_whose_last_script_still_breaks_the_contract_ends_failed_with_the_breaches_unverified(
+        tiny_task, runs_dir, tmp_path):
+    """A breached script would only fail every later check: the author step hands none on."""
+    set_limits(tiny_task, author_attempts=2)
+    also_breaching = BREACHING.replace("levels[0]", "min(levels)")
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", BREACHING, also_breaching), runs_dir)
+    assert code != 0
+    metadata = run.metadata()
+    assert metadata["status"] == "author_failed"
+    assert "breaks the contract" in metadata["ended_by"] and "run_ground_state" in metadata["ended_by"]
+    assert "2 attempt" in metadata["ended_by"]
+    events = list(read_events(run.transcript_file))
+    refinements = [e.data for e in events if e.type is EventType.AUTHOR_REFINEMENT]
+    assert [r["final"] for r in refinements] == [False, True]
+    assert not (run.path / "scripts" / "v01.py").exists()
+    assert not any(e.type is EventType.CERTIFICATE and e.data["verifier"] == "programming" for e in events)

@@ -140,21 +140,23 @@ def test_retrieved_documentation_is_recorded_with_its_sources_and_reaches_the_au
     assert json.loads((run.path / "retrieval.json").read_text())
 
 
-def test_a_version_verified_twice_keeps_both_certificates_and_every_issued_digest_resolves(tiny_task, runs_dir,
-                                                                                           tmp_path):
-    """A repair reply without a script leaves the version as it was, so the verifier judges it again."""
+def test_a_repair_that_saves_no_version_is_asked_again_not_verified_again_and_every_digest_resolves(
+        tiny_task, runs_dir, tmp_path):
+    """A repair reply without a script leaves the version as it was: verifying it again would only repeat its
+    certificate, so the repairer is asked again (from the same budget) and each issued digest names a file."""
     replies = write_replies(tmp_path / "r.json", MISSPELLED, "I cannot see the fault.", GOOD_SCRIPT)
     code, run = reproduce(tiny_task, replies, runs_dir)
     assert code == 0
+    assert node_sequence(run)[3:7] == ["programming_verify", "programming_repair", "programming_repair",
+                                       "programming_verify"]
     issues = [e.data for e in read_events(run.transcript_file) if e.type is EventType.CERTIFICATE]
     assert [Path(issue["path"]).stem for issue in issues] == [
-        "programming-v01", "programming-v01-2", "programming-v02", "scientific-v02", "convergence-v02",
-        "domain_checks-v02", "isolation"]
+        "programming-v01", "programming-v02", "scientific-v02", "convergence-v02", "domain_checks-v02", "isolation"]
     for issue in issues:
         assert file_digest(run.path / issue["path"]) == issue["sha256"], issue["path"]
     assert list(run.issued_certificates()) == [Path(issue["path"]).stem for issue in issues]
-    assert list(run.certificates())[:3] == ["programming-v01", "programming-v01-2", "programming-v02"]
-    assert 'id="certificate-programming-v01-2"' in run.report_file.read_text()
+    assert 'id="certificate-programming-v01"' in run.report_file.read_text()
+    assert run.metadata()["metrics"]["programming_iterations"] == 2
 
 
 def test_an_unrepaired_fault_fails_after_the_iteration_budget_and_the_final_line_names_it(

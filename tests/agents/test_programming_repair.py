@@ -50,3 +50,51 @@ def test_a_two_fault_script_is_fixed_in_one_iteration_and_an_unasked_edit_is_rej
     assert "rum" in prompt and "Sq" in prompt, "the repairer saw both failures"
     metrics = run.metadata()["metrics"]
     assert metrics["programming_iterations"] == 1 and metrics["unit_accuracy"] == 1.0 and metrics["executable"]
+
+
+def test_a_module_level_import_of_a_missing_module_gets_a_whole_script_rewrite_that_quotes_the_error(tmp_path):
+    """No function edit can remove a module-level import: the repairer is shown the ImportError and asked
+    for the whole script, which replaces the old one (the contract holds for it)."""
+    from tests.support.scripted import GOOD_SCRIPT, variant
+
+    invented = variant("import numpy as np\n", "import numpy as np\nfrom numpy import heisenberg_solvers\n")
+    task_dir = tmp_path / "task"
+    shutil.copytree(FIXTURE.parent / "tiny_task", task_dir)
+    replies = write_replies(tmp_path / "replies.json", invented, GOOD_SCRIPT)
+    code = reproduce_main([str(task_dir / "task.json"), "--model", f"scripted:{replies}",
+                           "--runs-dir", str(tmp_path / "runs")])
+    (run,) = list_runs(tmp_path / "runs")
+    assert code == 0
+    verdicts = {name: c.verdict.value for name, c in run.certificates().items()}
+    assert verdicts["programming-v01"] == "failed" and verdicts["programming-v02"] == "certified"
+    events = read_events(run.transcript_file)
+    (plan,) = [e.data for e in events if e.type is EventType.REPAIR_PLAN]
+    assert plan["kind"] == "rewrite" and any("imported" in problem for problem in plan["problems"])
+    (edits,) = [e.data for e in events if e.type is EventType.REPAIR_EDITS]
+    assert edits["applied"] == ["the whole script"] and "-from numpy import heisenberg_solvers" in edits["diff"]
+    assert run.script_path(2).read_text() == GOOD_SCRIPT
+    prompt = json.dumps([e.data["prompt"] for e in events if e.type is EventType.MODEL_CALL][1])
+    assert "heisenberg_solvers" in prompt and "ImportError" in prompt and "Rewrite the whole script" in prompt
+
+
+def test_a_rewrite_that_still_breaks_the_contract_is_answered_once_then_no_version_is_saved(tmp_path):
+    """A rewrite gets one more reply to meet the contract; one that still breaks it is not verified."""
+    from tests.agents.test_author import BREACHING
+    from tests.support.scripted import GOOD_SCRIPT, variant
+
+    invented = variant("import numpy as np\n", "import numpy as np\nfrom numpy import heisenberg_solvers\n")
+    task_dir = tmp_path / "task"
+    shutil.copytree(FIXTURE.parent / "tiny_task", task_dir)
+    data = json.loads((task_dir / "task.json").read_text())
+    data["limits"]["programming_iterations"] = 1
+    (task_dir / "task.json").write_text(json.dumps(data))
+    replies = write_replies(tmp_path / "replies.json", invented, BREACHING, BREACHING.replace("levels[0]", "min(levels)"))
+    code = reproduce_main([str(task_dir / "task.json"), "--model", f"scripted:{replies}",
+                           "--runs-dir", str(tmp_path / "runs")])
+    (run,) = list_runs(tmp_path / "runs")
+    assert code != 0
+    assert not run.script_path(2).exists()
+    events = read_events(run.transcript_file)
+    assert [e.data["final"] for e in events if e.type is EventType.AUTHOR_REFINEMENT] == [False, True]
+    assert [e.data["verifier"] for e in events if e.type is EventType.CERTIFICATE] == ["programming", "isolation"]
+    assert run.metadata()["ended_by"] == "programming repair budget spent (1 of 1 rounds)"
