@@ -72,14 +72,12 @@ def _alias(alias: ast.alias) -> str:
     return alias.name + (f" as {alias.asname}" if alias.asname else "")
 
 
-def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]:
-    """``lines``, then the imports of the modules the functions come from that the functions use (not
-    __future__, not our own, each name once)."""
+def import_lines(module_sources: list[str], used: set[str], lines: list[str]) -> list[str]:
+    """``lines``, then the import lines of the module sources that bind a name in ``used`` (not __future__,
+    not our own, each line once).  Works on source text, so a caller need not import the backend library."""
     lines = list(lines)
-    used = {node.id for function in functions for node in ast.walk(ast.parse(inspect.getsource(function)))
-            if isinstance(node, ast.Name)}
-    for module in dict.fromkeys(inspect.getmodule(function) for function in functions):
-        for node in ast.parse(inspect.getsource(module)).body:
+    for source in module_sources:
+        for node in ast.parse(source).body:
             if isinstance(node, ast.ImportFrom) and (node.module == "__future__"
                                                      or (node.module or "").startswith("physvec.verifiers")):
                 continue
@@ -95,24 +93,49 @@ def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]
     return lines
 
 
+def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]:
+    """``lines``, then the imports of the modules the functions come from that the functions use."""
+    used = {node.id for function in functions for node in ast.walk(ast.parse(inspect.getsource(function)))
+            if isinstance(node, ast.Name)}
+    modules = dict.fromkeys(inspect.getmodule(function) for function in functions)
+    return import_lines([inspect.getsource(module) for module in modules], used, lines)
+
+
 def _run_name(spec: ProposerSpec, pipeline: BackgroundPipeline) -> str:
     return spec.run or f"run_{pipeline.name}"
 
 
-def _run_function(pipeline: BackgroundPipeline, observables: list[str], name: str) -> str:
+def run_function(name: str, calls: list[tuple[str, list[str], str]], returned: list[str]) -> str:
+    """A run_ function making each call (function, its parameter names, its output) in order: an argument is
+    an earlier output or read from params; it returns the ``returned`` outputs by name."""
     produced: set[str] = set()
     body = []
-    for step in pipeline.steps:
-        arguments = ", ".join(f"{name}={name if name in produced else f'params[{name!r}]'}"
-                              for name in inspect.signature(step.function).parameters)
-        body.append(f"    {step.output} = {step.function.__name__}({arguments})")
-        produced.add(step.output)
-    returned = ", ".join(f"{name!r}: {name}" for name in observables)
+    for function, parameters, output in calls:
+        arguments = ", ".join(f"{name}={name if name in produced else f'params[{name!r}]'}" for name in parameters)
+        body.append(f"    {output} = {function}({arguments})")
+        produced.add(output)
+    results = ", ".join(f"{name!r}: {name}" for name in returned)
     return (f"def {name}(**params: Any) -> dict[str, Any]:\n" + "\n".join(body)
-            + f"\n    return {{{returned}}}\n")
+            + f"\n    return {{{results}}}\n")
 
 
-def _params_literal(parameters: dict[str, Any], width: int = 110) -> str:
+def _run_function(pipeline: BackgroundPipeline, observables: list[str], name: str) -> str:
+    calls = [(step.function.__name__, list(inspect.signature(step.function).parameters), step.output)
+             for step in pipeline.steps]
+    return run_function(name, calls, observables)
+
+
+def main_function(run: str) -> str:
+    """main(): the run_ function with PARAMS, its results to results.json, the library's plot to figure.png."""
+    return (f"def main() -> None:\n    results = {run}(**PARAMS)\n"
+            '    with open("results.json", "w") as stream:\n        json.dump(results, stream)\n'
+            '    plot_results(results, "figure.png")\n')
+
+
+MAIN_GUARD = 'if __name__ == "__main__":\n    main()\n'
+
+
+def params_literal(parameters: dict[str, Any], width: int = 110) -> str:
     """PARAMS = {...} as one literal, wrapped between items (never inside a string)."""
     lines, line = [], "PARAMS = {"
     for index, (name, value) in enumerate(parameters.items()):
@@ -134,13 +157,11 @@ def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
         f'"""{pipeline.model} on a {pipeline.lattice} by {pipeline.method} ({backend}): composed by the physvec '
         f'library proposer\nfrom the verified pipeline {pipeline.name}, with no language model."""\n',
         "\n".join(imports) + "\n",
-        _params_literal(spec.parameters),
+        params_literal(spec.parameters),
         *(inspect.getsource(function) for function in functions),
         _run_function(pipeline, spec.observables, _run_name(spec, pipeline)),
-        f"def main() -> None:\n    results = {_run_name(spec, pipeline)}(**PARAMS)\n"
-        '    with open("results.json", "w") as stream:\n        json.dump(results, stream)\n'
-        '    plot_results(results, "figure.png")\n',
-        'if __name__ == "__main__":\n    main()\n',
+        main_function(_run_name(spec, pipeline)),
+        MAIN_GUARD,
     ]
     return Proposal(pipeline=pipeline.name, script="\n\n".join(block.rstrip("\n") + "\n" for block in blocks))
 
