@@ -51,7 +51,7 @@ from physvec.verifiers.sandbox_check import check_sandbox
 from physvec.verifiers.scientific import ConvergenceVerifier, ScientificVerifier
 from physvec.verifiers.scientific.adapters import AdapterWriter
 from physvec.verifiers.scientific.reference import OVERLAY_FILE
-from physvec.verifiers.scientific.rubric import ProseJudge
+from physvec.verifiers.scientific.rubric import ProseJudge, RubricVote
 
 Update = dict[str, Any]
 STAGES = ("programming", "scientific", "convergence", "domain_checks")
@@ -318,7 +318,7 @@ def vote_temperatures(votes: int) -> tuple[float, ...]:
 def _prose_judge(ctx: RunContext, script: str, step: int) -> ProseJudge:
     def judge(leaf: RubricNode, temperature: float) -> str | None:
         return ctx.client.ask("rubric_judge", rubric_judge_messages(ctx.task.task, leaf, script),
-                              node="scientific_verify", step=step, temperature=temperature)
+                              node="scientific_verify", step=step, temperature=temperature, schema=RubricVote)
 
     return judge
 

@@ -197,6 +197,18 @@ def test_a_model_outage_inside_a_verifier_ends_the_run_with_its_status_not_a_cra
     assert "replies were already served" in capsys.readouterr().out
 
 
+def test_rubric_votes_are_asked_as_structured_output_and_read_from_their_json(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, rubric_votes=1)
+    vote = json.dumps({"reasoning": "the Hamiltonian couples neighbours with J", "verdict": "yes"})
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", GOOD_SCRIPT, *[vote] * 8), runs_dir)
+    assert code == 0
+    votes = [e.data for e in read_events(run.transcript_file)
+             if e.type is EventType.MODEL_CALL and e.data["role"] == "rubric_judge"]
+    assert votes and all(v["schema"] == "RubricVote" for v in votes)
+    prose = [o for o in run.certificates()["scientific-v01"].obligations if "votes" in o.evidence]
+    assert prose and all(o.evidence["votes"][0]["vote"] is True for o in prose)
+
+
 def test_a_repair_that_leaves_the_script_byte_identical_is_retried_once_then_stops_as_a_repeat(
         tiny_task, runs_dir, tmp_path):
     code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", MISSPELLED, MISSPELLED, MISSPELLED), runs_dir)

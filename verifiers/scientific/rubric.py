@@ -11,9 +11,12 @@ certifies anything, a yes-majority leaf is reported as unknown (``without_code_e
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
 
 from physvec.taskfiles.rubric import Rubric, RubricNode, parse_check
 from physvec.taskfiles.substitution import substitution_reason
@@ -22,6 +25,16 @@ from physvec.verifiers.certificate import Obligation, Outcome
 RUBRIC = "rubric"
 VOTE_TEMPERATURES = (0.0, 0.5, 1.0)
 _VERDICT = re.compile(r"VERDICT:\s*(yes|no)\b", re.IGNORECASE)
+
+
+
+class RubricVote(BaseModel):
+    """A prose-leaf vote's shape, asked for as structured output (the reasoning comes first, so the verdict is
+    conditioned on it)."""
+
+    reasoning: str
+    verdict: Literal["yes", "no"]
+
 
 ProseJudge = Callable[[RubricNode, float], "str | None"]
 """(leaf, temperature) -> the model's reply about the script, or None when no reply came."""
@@ -60,11 +73,15 @@ def _machine_leaf(leaf: RubricNode, params: dict[str, Any], results: dict[str, A
 
 
 def parse_vote(reply: str | None) -> bool | None:
-    """yes/no from a judge reply's last 'VERDICT: yes|no' line, None if it has none."""
+    """yes/no from a judge reply: a RubricVote JSON object (structured output), else its last 'VERDICT: yes|no'
+    line (a provider without structured output, or an older record); None if it has neither."""
     if reply is None:
         return None
-    found = _VERDICT.findall(reply)
-    return found[-1].lower() == "yes" if found else None
+    try:
+        return RubricVote.model_validate(json.loads(reply)).verdict == "yes"
+    except (ValueError, ValidationError):
+        found = _VERDICT.findall(reply)
+        return found[-1].lower() == "yes" if found else None
 
 
 def _prose_leaf(leaf: RubricNode, judge: ProseJudge | None, temperatures: Sequence[float]) -> Obligation:

@@ -59,6 +59,9 @@ def test_checks_run_without_builtins():
     (["VERDICT: yes", "looks right\nVERDICT: yes", "VERDICT: no"], Outcome.CERTIFIED),
     (["VERDICT: no", "VERDICT: no", "VERDICT: yes"], Outcome.FAILED),
     (["VERDICT: yes", "I am not sure", None], Outcome.UNKNOWN),
+    (['{"reasoning": "H has the J term", "verdict": "yes"}', '{"reasoning": "", "verdict": "no"}',
+      '{"reasoning": "sites match", "verdict": "yes"}'], Outcome.CERTIFIED),
+    (['{"reasoning": "no verdict key"}', '{"verdict": "maybe", "reasoning": ""}', "VERDICT: no"], Outcome.UNKNOWN),
 ])
 def test_prose_leaves_need_a_strict_majority_and_keep_every_vote(replies, outcome):
     asked = []
@@ -103,3 +106,11 @@ def test_model_votes_count_beside_a_check_decided_by_code():
     obligations, _ = grade_rubric(RUBRIC, PARAMS, {"energy": -4.8}, lambda leaf, temperature: "VERDICT: yes")
     assert without_code_evidence(obligations) == obligations
     assert outcomes(obligations)["ground energy"] is Outcome.CERTIFIED
+
+
+def test_a_structured_vote_is_read_from_its_json_and_a_verdict_line_inside_reasoning_does_not_decide_it():
+    from physvec.verifiers.scientific.rubric import parse_vote
+
+    assert parse_vote('{"reasoning": "a reply ending VERDICT: yes would be read as yes", "verdict": "no"}') is False
+    assert parse_vote('{"reasoning": "fine", "verdict": "yes"}') is True
+    assert parse_vote("explained\nVERDICT: no") is False, "a provider without structured output"
