@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages.utils import count_tokens_approximately
 
 from physvec.verifiers.library.composer import SpecNotCovered, compose_script
 from physvec.agents.paper import read_paper_text
 from physvec.agents.model_client import REPEAT_SEED, REPEAT_TEMPERATURE, ModelRepeats
 from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
+from physvec.agents.provider_profile import PromptTooLong
 from physvec.agents.prompts import (
-    adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
+    DOCUMENTATION_SNIPPETS, PAPER_EXCERPT_CHARS, adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
     rewrite_repair_messages, rubric_judge_messages, unit_glue_messages,
 )
 from physvec.agents.replies import InvalidModelReply, extract_script
@@ -63,7 +65,8 @@ def _author_plan(ctx: RunContext, paper_text: str, step: int) -> AuthorPlan | st
     """Ask the Author for its structured plan (as structured output where the provider has it); each
     unusable reply is recorded and answered once, and a reply repeating an earlier one is asked again once
     with another seed and temperature.  Returns the plan, or why none was usable."""
-    messages = plan_messages(ctx.task.task, paper_text, MAX_QUERIES)
+    messages = fitted_prompt(ctx, "author_plan", "plan", step,
+                             lambda paper, _: plan_messages(ctx.task.task, paper, MAX_QUERIES), paper_text, [])
     attempts = ctx.task.task.limits.author_attempts
     problem = "no attempt was allowed"
     replies: list[str] = []
@@ -221,15 +224,57 @@ def _library_author(ctx: RunContext, step: int) -> Update:
     return save_script(ctx, "author", step, 1, proposal.script)
 
 
+MIN_PAPER_CHARS = 2_000
+"""the shortest paper excerpt a prompt is trimmed to; below it the prompt is sent as it is and too long a one
+ends the run (PromptTooLong) rather than leaving the Author without the paper"""
+
+PromptBuilder = Callable[[str, list[dict[str, Any]]], list[BaseMessage]]
+"""(paper excerpt, documentation snippets) -> the messages of one request"""
+
+
+def fitted_prompt(ctx: RunContext, role: str, node: str, step: int, build: PromptBuilder, paper_text: str,
+                  documentation: list[dict[str, Any]]) -> list[BaseMessage]:
+    """The request trimmed by policy until the server's context leaves its role the whole reply: retrieved
+    documentation snippets first (the last retrieved first), then the paper excerpt halved down to
+    MIN_PAPER_CHARS; the task, the contract and the plan are never trimmed.  Each trim is recorded."""
+    profile = ctx.client.profile
+    paper, snippets = paper_text[:PAPER_EXCERPT_CHARS], list(documentation)[:DOCUMENTATION_SNIPPETS]
+    messages = build(paper, snippets)
+    wanted = profile.max_tokens(role, 0)
+    dropped = 0
+    while profile.context_tokens is not None:
+        try:
+            if profile.max_tokens(role, count_tokens_approximately(messages)) >= wanted:
+                break
+        except PromptTooLong:
+            pass
+        if snippets:
+            snippets, dropped = snippets[:-1], dropped + 1
+        elif len(paper) > MIN_PAPER_CHARS:
+            paper = paper[:max(MIN_PAPER_CHARS, len(paper) // 2)]
+        else:
+            break
+        messages = build(paper, snippets)
+    if dropped or len(paper) < len(paper_text[:PAPER_EXCERPT_CHARS]):
+        ctx.transcript.append(EventType.PROMPT_TRIMMED, node=node, step=step, role=role,
+                              context_tokens=profile.context_tokens, snippets_dropped=dropped,
+                              snippets_kept=len(snippets), paper_chars_kept=len(paper),
+                              paper_chars=len(paper_text[:PAPER_EXCERPT_CHARS]))
+    return messages
+
+
 def author(state: PipelineState, ctx: RunContext, step: int) -> Update:
     """The Author writes the first script version (the library proposer does when there is no model)."""
     if not ctx.language_model:
         return _library_author(ctx, step)
     paper_text = (ctx.run.path / "paper.txt").read_text(encoding="utf-8")
     author_plan = _saved_plan(ctx)
-    messages = author_messages(ctx.task.task, paper_text, _documentation(ctx),
-                               author_plan.model_dump() if author_plan else None,
+
+    def build(paper: str, snippets: list[dict[str, Any]]) -> list[BaseMessage]:
+        return author_messages(ctx.task.task, paper, snippets, author_plan.model_dump() if author_plan else None,
                                None if author_plan else _plan_failure(ctx))
+
+    messages = fitted_prompt(ctx, "author", "author", step, build, paper_text, _documentation(ctx))
     try:
         script = ask_for_script(ctx, "author", messages, step, ctx.task.task.limits.author_attempts, contract=True)
     except NoUsableScript as error:

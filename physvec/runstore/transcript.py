@@ -37,6 +37,8 @@ class EventType(StrEnum):
     INVALID_MODEL_REPLY = "invalid_model_reply"
     REPEATED_REPLY = "repeated_reply"
     PROMPT_TOO_LONG = "prompt_too_long"
+    PROMPT_TRIMMED = "prompt_trimmed"
+    """retrieved snippets dropped, or the paper excerpt shortened, so that the server's context holds the reply"""
     LIBRARY_PROPOSAL = "library_proposal"
     AUTHOR_REFINEMENT = "author_refinement"
     SCRIPT_WRITTEN = "script_written"

@@ -111,3 +111,37 @@ def test_an_author_whose_last_script_still_breaks_the_contract_ends_failed_with_
     assert [r["final"] for r in refinements] == [False, True]
     assert not (run.path / "scripts" / "v01.py").exists()
     assert not any(e.type is EventType.CERTIFICATE and e.data["verifier"] == "programming" for e in events)
+
+
+def test_a_prompt_too_long_for_the_servers_context_loses_retrieved_snippets_first_and_never_the_task(
+        tiny_task, runs_dir, tmp_path, monkeypatch):
+    """Against llama.cpp's /props context on a real loopback server: the Author's request is trimmed until the
+    context holds its whole script reply, by dropping the last retrieved snippets; the task stays whole."""
+    from physvec.agents.provider_profile import SCRIPT_REPLY_TOKENS
+    from physvec.cli.main import reproduce_main
+    from physvec.runstore.store import list_runs
+    from tests.support.chat_completions_server import ChatCompletionsServer
+    from tests.support.scripted import fenced
+
+    store = tmp_path / "kb"
+    KnowledgeBase(store).build(library_files())
+    monkeypatch.setenv("PHYSVEC_KB", str(store))
+    set_limits(tiny_task, programming_iterations=0)
+    context = SCRIPT_REPLY_TOKENS + 2_000
+    with ChatCompletionsServer([fenced(GOOD_SCRIPT)], models=["m"], context_tokens=context) as server:
+        reproduce_main([str(tiny_task), "--model", "openai:m", "--base-url", server.base_url,
+                        "--runs-dir", str(runs_dir)])
+    (run,) = list_runs(runs_dir)
+    events = list(read_events(run.transcript_file))
+    retrieved = json.loads((run.path / "retrieval.json").read_text())
+    (trim,) = [e.data for e in events if e.type is EventType.PROMPT_TRIMMED]
+    assert trim["role"] == "author" and trim["context_tokens"] == context
+    assert trim["snippets_dropped"] >= 1 and trim["snippets_kept"] + trim["snippets_dropped"] == min(len(retrieved), 12)
+    assert trim["paper_chars_kept"] == trim["paper_chars"], "the paper is only shortened once every snippet is gone"
+    (call,) = [e.data for e in events if e.type is EventType.MODEL_CALL]
+    assert call["max_tokens"] == SCRIPT_REPLY_TOKENS, "the whole script reply fits"
+    prompt = json.dumps(call["prompt"])
+    task = json.loads(tiny_task.read_text())
+    assert task["request"] in json.loads(prompt)[1]["content"], "the task is never trimmed"
+    kept = [snippet["qualname"] for snippet in retrieved[:trim["snippets_kept"]]]
+    assert all(name in prompt for name in kept)
