@@ -61,6 +61,12 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
                      help="e.g. itensors=tenpy, orca=pyscf (besides the overlay's own)")
     run.add_argument("--out", type=output_folder, default=Path("qmp-upstream"), help="campaign folder (resumed if present)")
+    report = actions.add_parser("report", help="per topic and method: pass@k, test pass rates, unknowns, tokens, cost")
+    report.add_argument("records", type=Path, nargs="+", help="records.jsonl files or the campaign folders holding them")
+    report.add_argument("--prices", type=Path, help='JSON: {"MODEL": {"input_per_mtok": X, "output_per_mtok": Y}}')
+    report.add_argument("--k", type=int, action="append", help="pass@k to show (repeatable; default 1 and the most trials)")
+    report.add_argument("--out", type=output_folder, default=Path("upstream-report"),
+                        help="folder for upstream_report.csv/.md/.png (a page in physvec view)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""`qmp-bench upstream convert|status|run`: the published QMP-Bench read as it is, converted, and run."""
+"""`qmp-bench upstream convert|status|run|report`: the published QMP-Bench read as it is, converted, run, and
+compared as the paper compares methods."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from physvec.qmp_bench.runner import run_campaign
 from physvec.qmp_bench.upstream import (
     compile_task, conversion_rows, read_upstream, status_rows, topic_of, upstream_files,
 )
+from physvec.qmp_bench.upstream_report import (
+    ReportInputError, Spread, UpstreamReport, build_report, load_records, read_prices, skipped_lines, unknown_lines,
+    write_outputs,
+)
 from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC
 from physvec.taskfiles.loading import InputFileError, load_task
 from physvec.taskfiles.substitution import RUNNABLE_BACKENDS, SubstitutionError, parse_substitutions
@@ -30,6 +35,8 @@ SUBSTITUTES = {"itensors": "tenpy", "orca": "pyscf"}
 
 
 def upstream_main(arguments: argparse.Namespace, console: Console) -> int:
+    if arguments.upstream_command == "report":
+        return _report(arguments, console)
     if not upstream_files(arguments.dataset):
         console.print(f"qmp-bench upstream: no task files under {arguments.dataset} (give a checkout's root or its "
                       "Paper_dataset/, a copy holding tasks/<topic>/, or one task file)")
@@ -126,3 +133,50 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
         console.print(f"qmp-bench upstream: {error}", markup=False)
         return EXIT_BAD_INPUT
     return _status(arguments.dataset, campaign, console)
+
+
+def _report(arguments: argparse.Namespace, console: Console) -> int:
+    """The comparison table of the records, printed and written (CSV, markdown, figure) into --out."""
+    if any(k < 1 for k in arguments.k or ()):
+        console.print("qmp-bench upstream report: --k must be at least 1")
+        return EXIT_BAD_INPUT
+    try:
+        prices = read_prices(arguments.prices) if arguments.prices else None
+        report = build_report(load_records(arguments.records), tuple(arguments.k) if arguments.k else None, prices)
+        written = write_outputs(report, arguments.records, arguments.out)
+    except ReportInputError as error:
+        console.print(f"qmp-bench upstream report: {error}", markup=False)
+        return EXIT_BAD_INPUT
+    console.print(report_table(report, priced=prices is not None))
+    for line in skipped_lines(report) + unknown_lines(report):
+        console.print(line, markup=False)
+    if report.unreadable:
+        console.print(f"{len(report.unreadable)} trials' run folders could not be read: their tests count as not "
+                      "passed and their token split (and cost) is unknown", markup=False)
+    console.print(f"wrote {', '.join(str(path) for path in written)}", markup=False)
+    return 0
+
+
+def _spread(spread: Spread) -> str:
+    if spread.mean is None or spread.max is None:
+        return "-"
+    return f"{spread.mean:.4g} / {spread.max:.4g}"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def report_table(report: UpstreamReport, priced: bool) -> Table:
+    """The terminal table: a row per topic, method and model; spreads read mean / max."""
+    table = Table("topic", "method", "model", "tasks", "trials",
+                  *[f"exec pass@{k}" for k in report.k_values], "prog pass", "sci pass", "unknown",
+                  "iterations", "tokens in", "tokens out", "wall s", *(["cost"] if priced else []),
+                  title="upstream trials per topic and method (mean / max; unknown never counts as passed)")
+    for row in report.rows:
+        table.add_row(escape(row.topic), escape(row.method), escape(row.model), str(row.tasks), str(row.trials),
+                      *[_rate(row.executable_pass_at[k]) for k in report.k_values],
+                      _rate(row.programming_pass), _rate(row.scientific_pass), _rate(row.unknown_share),
+                      _spread(row.iterations), _spread(row.tokens_in), _spread(row.tokens_out), _spread(row.seconds),
+                      *(["-" if row.cost is None else f"{row.cost:.4f}"] if priced else []))
+    return table
