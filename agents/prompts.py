@@ -6,12 +6,14 @@ Templates receive tasks, scripts and feedback projections, never expected values
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from physvec.taskfiles.task import Task
+from physvec.verifiers.library.skeleton import example_script
 
 _ENVIRONMENT = Environment(
     loader=PackageLoader("physvec.agents", "prompts"), undefined=StrictUndefined, autoescape=False,
@@ -26,9 +28,18 @@ def render(template: str, **variables: Any) -> str:
     return _ENVIRONMENT.get_template(template).render(**variables)
 
 
+@cache
+def _contract(backend: str, fence: str) -> str:
+    """The system message of every script request on ``backend``: the contract, then an example script made
+    from the verifier library's own functions (so a small model imitates real imports instead of inventing
+    modules); rendered once per backend, since every request sends it."""
+    return render("system.j2", backend=backend, example=example_script(backend), fence=fence)
+
+
 def _under_contract(task: Task, template: str, /, **variables: Any) -> list[BaseMessage]:
-    """The script contract for the task's backend as system message, then one rendered request."""
-    return [SystemMessage(render("system.j2", backend=task.backend)), HumanMessage(render(template, **variables))]
+    """The script contract for the task's backend, with its example script, as system message, then one
+    rendered request."""
+    return [SystemMessage(_contract(task.backend, script_fence(task))), HumanMessage(render(template, **variables))]
 
 
 def plan_messages(task: Task, paper_text: str, max_queries: int) -> list[BaseMessage]:
