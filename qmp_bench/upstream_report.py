@@ -324,11 +324,12 @@ class UpstreamReport:
 
 def build_report(loaded: LoadedRecords, k_values: tuple[int, ...] | None, prices: dict[str, Price] | None
                  ) -> UpstreamReport:
-    """The report over ``loaded``; ReportInputError when a model that spent tokens has no price."""
+    """The report over ``loaded``, with pass@1 and ``k_values`` (default: ``default_k``); ReportInputError when a
+    model that spent tokens has no price."""
     facts = [trial_facts(item.record, item.campaign) for item in loaded.records]
     if prices is not None and (missing := unpriced_models(facts, prices)):
         raise ReportInputError(f"the price table has no price for {', '.join(missing)}, which spent tokens")
-    ks = k_values or default_k(fact.record for fact in facts)
+    ks = tuple(sorted({1, *(k_values or default_k(fact.record for fact in facts))}))  # the figure shows pass@1
     return UpstreamReport(report_rows(facts, ks, prices), [f for f in facts if f.unknown], loaded.skipped,
                           [f for f in facts if f.run_problem is not None], ks)
 

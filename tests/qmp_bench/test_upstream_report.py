@@ -10,6 +10,7 @@ ends unknown, one that does not execute, and certified runs of a second topic an
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,6 +191,15 @@ def test_a_moved_campaign_still_finds_its_run_folders(campaign, tmp_path):
     report = build_report(load_records([moved]), None, None)
     assert report.unreadable == []
     assert {(row.topic, row.method): row.tokens_in.max for row in report.rows}[("qcmb", "physvec")] == 2000
+
+
+def test_a_trial_whose_run_folder_is_gone_passes_nothing_and_has_no_cost(campaign):
+    gone = next(r for r in campaign.records() if r.task == "dmrg/upstream-dmrg-1-1" and r.method == "react")
+    shutil.rmtree(gone.run_dir)
+    report = build_report(load_records([campaign.folder]), None, read_prices_from(PRICES, campaign.folder))
+    assert [fact.record for fact in report.unreadable] == [gone]
+    row = {(row.topic, row.method): row for row in report.rows}[("dmrg", "react")]
+    assert (row.programming_pass, row.tokens_in, row.cost, row.unreadable_runs) == (0.0, Spread(None, None), None, 1)
 
 
 def test_report_writes_csv_markdown_figure_and_a_page_physvec_view_shows(campaign, tmp_path):
