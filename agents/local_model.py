@@ -133,6 +133,7 @@ def serve(model: LocalModel, port: int = DEFAULT_PORT, context_tokens: int = DEF
     params.port = port or _free_port()
     params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
     params.cpuparams_batch.n_threads = params.cpuparams.n_threads
+    params.endpoint_metrics = True  # /metrics: the server's own token counts, to audit the run's record
     server = xllamacpp.Server(params)
     try:
         yield RunningServer(model.name, f"http://127.0.0.1:{params.port}/v1", context_tokens)
