@@ -4,13 +4,19 @@ Its replies are fixtures: a queue of behaviours, each reply text, a reply with t
 ({"content": ..., "tool_calls": [{"name", "args"}]}), or an injected fault ("429", "500", "timeout",
 "malformed", "400_response_format": a 400 like a server that does not know structured output, or
 "404_model": the model is not served).
-Every request is logged (with the tools, response_format, seed and temperature it sent) so tests can
-see the retries.
+A request with ``"stream": true`` is answered as llama.cpp and OpenAI do: server-sent events, one
+``data: {chunk}`` per word of the reply (``choices[0].delta``), tool-call arguments in two pieces, a last
+chunk with ``usage`` when ``stream_options.include_usage`` asks for it, then ``data: [DONE]``.  A reply
+``{"content": ..., "stall_after": n}`` sends n chunks and then falls silent for ``timeout_sleep_s``, like
+a server that hangs mid-reply.
+Every request is logged (with the tools, response_format, seed, temperature and stream flag it sent) so
+tests can see the retries.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -25,10 +31,14 @@ class ChatCompletionsServer:
 
     def __init__(self, behaviours: list[str | dict[str, Any]], timeout_sleep_s: float = 3.0,
                  models: list[str] | None = None, api_key: str | None = None,
-                 context_tokens: int | None = None) -> None:
+                 context_tokens: int | None = None, first_token_delay_s: float = 0.0,
+                 chunk_delay_s: float = 0.0) -> None:
         """``models``: what GET /models lists (None: the route is absent, 404); ``api_key``: when given,
         a request with another bearer key is refused with 401; ``context_tokens``: the context length GET
-        /props states, as llama.cpp's server does (None: no /props route)."""
+        /props states, as llama.cpp's server does (None: no /props route); ``first_token_delay_s`` and
+        ``chunk_delay_s``: how slowly a streamed reply comes (reading the prompt, then each chunk)."""
+        self.first_token_delay_s = first_token_delay_s
+        self.chunk_delay_s = chunk_delay_s
         self.models = models
         self.context_tokens = context_tokens
         self.api_key = api_key
@@ -61,6 +71,7 @@ class ChatCompletionsServer:
                                      "tools": [tool["function"]["name"] for tool in request.get("tools", [])],
                                      "response_format": request.get("response_format"),
                                      "seed": request.get("seed"), "temperature": request.get("temperature"),
+                                     "stream": bool(request.get("stream")),
                                      "max_tokens": request.get("max_tokens", request.get("max_completion_tokens"))})
             return behaviour
 
@@ -104,10 +115,41 @@ class ChatCompletionsServer:
                     self._send(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
                 elif behaviour == "404_model":
                     self._send(404, {"error": {"message": f"model {body.get('model')!r} not found", "type": "not_found"}})
+                elif behaviour == "malformed" and body.get("stream"):
+                    self._send_events([b'{"id": "x", "choices": [ this is not json'])
                 elif behaviour == "malformed":
                     self._send_raw(200, b'{"id": "x", "choices": [ this is not json')
+                elif body.get("stream"):
+                    self._stream(body, behaviour)
                 else:
                     self._send(200, _completion(body.get("model", "test"), behaviour))
+
+            def _stream(self, body: dict[str, Any], reply: str | dict[str, Any]) -> None:
+                chunks = _chunks(body.get("model", "test"), reply)
+                stall_after = reply.get("stall_after") if isinstance(reply, dict) else None
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    chunks.append({**chunks[0], "choices": [], "usage": _usage(reply)})
+                events = [json.dumps(chunk).encode() for chunk in chunks]
+                self._send_events(events if stall_after is None else events[:stall_after], stall=stall_after is not None)
+
+            def _send_events(self, events: list[bytes], stall: bool = False) -> None:
+                """Each event as ``data: ...`` after its delay, then ``[DONE]``, or silence when ``stall``."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    time.sleep(server.first_token_delay_s)
+                    for event in events:
+                        self.wfile.write(b"data: " + event + b"\n\n")
+                        self.wfile.flush()
+                        time.sleep(server.chunk_delay_s)
+                    if stall:
+                        time.sleep(server.timeout_sleep_s)
+                        return
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 self._send_raw(status, json.dumps(payload).encode())
@@ -125,15 +167,44 @@ class ChatCompletionsServer:
         return Handler
 
 
+def _text(reply: str | dict[str, Any]) -> str:
+    return reply if isinstance(reply, str) else reply.get("content", "")
+
+
+def _tool_calls(reply: str | dict[str, Any]) -> list[dict[str, Any]]:
+    calls = reply.get("tool_calls", []) if isinstance(reply, dict) else []
+    return [{"id": f"call_{i}", "type": "function", "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
+            for i, call in enumerate(calls)]
+
+
+def _usage(reply: str | dict[str, Any]) -> dict[str, int]:
+    words = len(_text(reply).split())
+    return {"prompt_tokens": 11, "completion_tokens": words + 1, "total_tokens": 12 + words}
+
+
 def _completion(model: str, reply: str | dict[str, Any]) -> dict[str, Any]:
-    text = reply if isinstance(reply, str) else reply.get("content", "")
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if isinstance(reply, dict) and reply.get("tool_calls"):
-        message["tool_calls"] = [{"id": f"call_{i}", "type": "function",
-                                  "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
-                                 for i, call in enumerate(reply["tool_calls"])]
+    message: dict[str, Any] = {"role": "assistant", "content": _text(reply)}
+    if _tool_calls(reply):
+        message["tool_calls"] = _tool_calls(reply)
     return {
         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if "tool_calls" in message else "stop"}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split()) + 1, "total_tokens": 12 + len(text.split())},
+        "usage": _usage(reply),
     }
+
+
+def _chunks(model: str, reply: str | dict[str, Any]) -> list[dict[str, Any]]:
+    """The streamed form of ``reply``: its words one delta each, each tool call's arguments in two pieces
+    (clients must join them), and a last delta with the finish reason."""
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    deltas += [{"content": word} for word in re.findall(r"\s*\S+|\s+$", _text(reply))]
+    for index, call in enumerate(_tool_calls(reply)):
+        arguments = call["function"]["arguments"]
+        half = len(arguments) // 2
+        deltas.append({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                       "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}]})
+        deltas.append({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
+    finish = "tool_calls" if _tool_calls(reply) else "stop"
+    return [{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+             "choices": [{"index": 0, "delta": delta, "finish_reason": finish if last else None}]}
+            for last, delta in ((i == len(deltas) - 1, delta) for i, delta in enumerate(deltas))]
