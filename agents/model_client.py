@@ -17,6 +17,13 @@
 - Each call sends its role's ``max_tokens`` (ProviderProfile), shortened to what the server's context leaves
   after the prompt; a prompt that leaves no room, or a spent wall budget for model calls, ends the run with
   that reason instead of a cut reply or another wait.
+- Replies are streamed (``model.stream``, chunks added up as langchain's AIMessageChunk does, tool-call
+  pieces included), so a slow server shows life: the profile's ``progress`` observer is told the tokens so
+  far at each chunk, and the call's record adds its time to the first token and its tokens per second.  A
+  chat model that cannot stream answers in one chunk.
+- Each call is bounded by the profile's timeout (CallTimeout: silence and total), fixed or measured from the
+  server's speed in this run (``--timeout auto``); a call past either bound is retried as a provider fault,
+  and the bound is recorded with the call.
 """
 
 from __future__ import annotations
@@ -26,17 +33,18 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.utils import count_tokens_approximately, message_chunk_to_message
 from pydantic import BaseModel
 
-from physvec.agents.provider_profile import PromptTooLong, ProviderProfile
+from physvec.agents.provider_profile import CallTimeout, PromptTooLong, ProviderProfile, ServerSpeed
 from physvec.runstore.transcript import EventType, Transcript
 
 
@@ -136,6 +144,68 @@ def _text(reply: BaseMessage) -> str:
     return reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
 
 
+def tokens_per_s(tokens: int, first_token_s: float | None, seconds: float) -> float | None:
+    """Reply tokens per second after the first token; None until two chunks have come (a reply in one
+    chunk, as from a model that cannot stream, has no rate)."""
+    if first_token_s is None or tokens < 2 or seconds <= first_token_s:
+        return None
+    return tokens / (seconds - first_token_s)
+
+
+@dataclass(frozen=True)
+class CallProgress:
+    """A model call while it streams: its role and node, the chunks with reply text or tool-call pieces so
+    far (``tokens``: one token each on llama.cpp and OpenAI), the seconds since the attempt started and when
+    the first of them came."""
+
+    role: str
+    node: str
+    tokens: int
+    seconds: float
+    first_token_s: float | None
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        return tokens_per_s(self.tokens, self.first_token_s, self.seconds)
+
+
+@dataclass(frozen=True)
+class _Streamed:
+    """One attempt's whole reply and how it came: the chunks that carried output, the seconds to the first
+    of them and to the end."""
+
+    reply: AIMessage
+    chunks: int
+    first_token_s: float | None
+    seconds: float
+
+
+def _carries_output(chunk: BaseMessage) -> bool:
+    return bool(chunk.content) or bool(getattr(chunk, "tool_call_chunks", None))
+
+
+def _whole_message(reply: BaseMessage) -> AIMessage:
+    """The added-up chunks as the one message ``invoke`` would have returned.
+
+    Raises:
+        pydantic.ValidationError: a tool call's arguments are JSON but no object (a string holding one,
+            typically).  ``invoke`` refuses such a reply this way, and phact_proposer.unreadable_tool_call
+            tells the model so; a stream sets the call aside among ``invalid_tool_calls`` instead, so the
+            refusal is made here the same way.  Arguments that are no JSON at all are set aside by both.
+    """
+    message = message_chunk_to_message(reply) if isinstance(reply, AIMessageChunk) else reply
+    if not isinstance(message, AIMessage):
+        raise TypeError(f"the chat model streamed {type(message).__name__}, not an AI message")
+    for call in message.invalid_tool_calls:
+        try:
+            args = json.loads(call["args"] or "")
+        except json.JSONDecodeError:
+            continue
+        AIMessage(content=message.content,  # raises for arguments that are no object, as invoke does
+                  tool_calls=[{"name": call["name"] or "", "args": args, "id": call["id"]}])
+    return message
+
+
 class ModelClient:
     """Asks the run's chat model on behalf of a role and records everything about the call."""
 
@@ -162,6 +232,9 @@ class ModelClient:
         """wall time of this run's model calls, recorded ones included (what ``wall_budget_s`` limits)"""
         self.structured_output_refused = False
         """set when the provider rejected ``response_format``; later calls do not send it"""
+        self.speed = ServerSpeed()
+        """the server's speed measured from this run's calls, recorded ones included (what ``--timeout auto``
+        bounds calls with)"""
         self._load_record()
 
     def _load_record(self) -> None:
@@ -174,6 +247,8 @@ class ModelClient:
                 seen[key] += 1
                 self.tokens_used += event.data["input_tokens"] + event.data["output_tokens"]
                 self.model_seconds += event.data.get("latency_s", 0.0)
+                self.speed.measure(event.data["input_tokens"], event.data.get("first_token_s"),
+                                   event.data.get("output_tokens_per_s"))
 
     def ask(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
             temperature: float | None = None, schema: type[BaseModel] | None = None,
@@ -240,15 +315,19 @@ class ModelClient:
             self.transcript.append(EventType.PROMPT_TOO_LONG, node=node, step=step, role=role,
                                    problem=str(error), context_tokens=self.profile.context_tokens)
             raise ModelUnavailable(str(error)) from error
+        bound = self.profile.call_timeout(prompt_tokens, max_tokens, self.speed)
         started = time.monotonic()
-        reply, attempts, structured = self._invoke_structured(messages, node, step, temperature, tools, schema, seed,
-                                                              max_tokens)
+        streamed, attempts, structured = self._invoke_structured(role, messages, node, step, temperature, tools,
+                                                                 schema, seed, max_tokens, bound)
         latency = time.monotonic() - started
         self.model_seconds += latency
+        reply = streamed.reply
         usage = reply.usage_metadata or {}
         input_tokens = usage.get("input_tokens") or prompt_tokens
         output_tokens = usage.get("output_tokens") or count_tokens_approximately([reply])
         self.tokens_used += input_tokens + output_tokens
+        rate = tokens_per_s(output_tokens, streamed.first_token_s, streamed.seconds) if streamed.chunks >= 2 else None
+        self.speed.measure(input_tokens, streamed.first_token_s, rate)
         calls = _message_record(reply).get("tool_calls", [])
         self.transcript.append(
             EventType.MODEL_CALL, node=node, step=step, role=role, request_hash=digest,
@@ -258,21 +337,28 @@ class ModelClient:
             **({"seed": seed} if seed is not None else {}),
             input_tokens=input_tokens, output_tokens=output_tokens, temperature=temperature, max_tokens=max_tokens,
             tokens_counted="server" if usage else "approximate", latency_s=round(latency, 3), attempts=attempts,
+            first_token_s=None if streamed.first_token_s is None else round(streamed.first_token_s, 3),
+            output_tokens_per_s=None if rate is None else round(rate, 2),
+            timeout_s=None if bound is None else round(bound.total_s, 3),
+            silence_timeout_s=None if bound is None else round(bound.silence_s, 3),
         )
         return AIMessage(content=_text(reply), tool_calls=calls)
 
-    def _invoke_structured(self, messages: Sequence[BaseMessage], node: str, step: int, temperature: float | None,
-                           tools: Sequence[ToolSchema], schema: type[BaseModel] | None,
-                           seed: int | None, max_tokens: int) -> tuple[AIMessage, int, bool]:
+    def _invoke_structured(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
+                           temperature: float | None, tools: Sequence[ToolSchema], schema: type[BaseModel] | None,
+                           seed: int | None, max_tokens: int,
+                           bound: CallTimeout | None) -> tuple[_Streamed, int, bool]:
         """The reply, its attempts, and whether structured output was sent: with ``schema``, first with
         ``response_format``; a provider that rejects it (400/422) is asked once more without, and from then
         on never with it in this run."""
         sampling: dict[str, Any] = {"max_tokens": max_tokens, **({} if seed is None else {"seed": seed})}
+        if bound is not None:
+            sampling["timeout"] = bound.silence_s  # openai's per-request timeout; httpx applies it to each read
         if schema is None or self.structured_output_refused:
-            return (*self._invoke_with_retries(messages, node, step, temperature, tools, sampling), False)
+            return (*self._invoke_with_retries(role, messages, node, step, temperature, tools, sampling, bound), False)
         try:
-            return (*self._invoke_with_retries(messages, node, step, temperature, tools,
-                                               {**sampling, "response_format": response_format(schema)}), True)
+            return (*self._invoke_with_retries(role, messages, node, step, temperature, tools,
+                                               {**sampling, "response_format": response_format(schema)}, bound), True)
         except ModelUnavailable as error:
             cause = error.__cause__
             if not (isinstance(cause, openai.APIStatusError) and cause.status_code in (400, 422)):
@@ -281,17 +367,17 @@ class ModelClient:
             self.transcript.append(EventType.INFRASTRUCTURE_FAULT, node=node, step=step, error=type(cause).__name__,
                                    message=str(cause)[:500], attempt=1,
                                    retry_in_s=0.0, fallback="asking again without response_format")
-            return (*self._invoke_with_retries(messages, node, step, temperature, tools, sampling), False)
+            return (*self._invoke_with_retries(role, messages, node, step, temperature, tools, sampling, bound), False)
 
-    def _invoke_with_retries(self, messages: Sequence[BaseMessage], node: str, step: int,
-                             temperature: float | None, tools: Sequence[ToolSchema],
-                             extra: dict[str, Any] | None = None) -> tuple[AIMessage, int]:
+    def _invoke_with_retries(self, role: str, messages: Sequence[BaseMessage], node: str, step: int,
+                             temperature: float | None, tools: Sequence[ToolSchema], extra: dict[str, Any],
+                             bound: CallTimeout | None) -> tuple[_Streamed, int]:
         model: Any = self.model.bind_tools(list(tools)) if tools else self.model
         model = model if temperature is None else model.bind(temperature=temperature)
-        model = model.bind(**extra) if extra else model
+        model = model.bind(**extra)
         for attempt in range(self.retry.attempts):
             try:
-                return model.invoke(list(messages)), attempt + 1
+                return self._stream(model, messages, role, node, bound), attempt + 1
             except Exception as error:  # classified below; nothing is swallowed silently
                 if not is_infrastructure_fault(error):
                     raise ModelUnavailable(f"{type(error).__name__}: {error}") from error
@@ -305,3 +391,29 @@ class ModelClient:
                                            f"the last: {type(error).__name__}: {str(error)[:300]}") from error
                 self._sleep(delay)
         raise ModelUnavailable("no attempt was allowed (retry policy with 0 attempts)")
+
+    def _stream(self, model: Any, messages: Sequence[BaseMessage], role: str, node: str,
+                bound: CallTimeout | None) -> _Streamed:
+        """One attempt: its chunks added up, the observer told at each one that carries output.
+
+        Raises:
+            TimeoutError: the reply ran past ``bound.total_s`` (a provider fault: retried).
+            ConnectionError: the stream ended before any chunk (a provider fault: retried).
+        """
+        started = time.monotonic()
+        reply: BaseMessage | None = None
+        tokens, first_token_s = 0, None
+        with closing(model.stream(list(messages))) as chunks:  # a stopped reply closes its connection at once
+            for chunk in chunks:
+                seconds = time.monotonic() - started
+                reply = chunk if reply is None else reply + chunk
+                if _carries_output(chunk):
+                    tokens += 1
+                    first_token_s = seconds if first_token_s is None else first_token_s
+                    if self.profile.progress is not None:
+                        self.profile.progress(CallProgress(role, node, tokens, seconds, first_token_s))
+                if bound is not None and seconds > bound.total_s:
+                    raise TimeoutError(f"the reply took longer than {bound.total_s:.1f} s ({tokens} tokens so far)")
+        if reply is None:
+            raise ConnectionError("the server's stream ended before the reply began")
+        return _Streamed(_whole_message(reply), tokens, first_token_s, time.monotonic() - started)

@@ -44,7 +44,8 @@ class ScriptExhausted(RuntimeError):
 class ProviderSettings:
     """Settings of the OpenAI-compatible provider; retries are ours, so the client's are off.  ``timeout_s``
     None: a request may take as long as the server needs (a slow local model), with ``profile.wall_budget_s``
-    bounding the run instead."""
+    bounding the run instead, or ``profile.timeout`` bounding each call from the server's measured speed.
+    Replies are streamed, so the HTTP timeout applies to each read of the stream, not to the whole reply."""
 
     base_url: str | None = None
     timeout_s: float | None = 120.0
@@ -154,4 +155,5 @@ def _openai_model(name: str, settings: ProviderSettings) -> BaseChatModel:
         timeout=settings.timeout_s,
         max_retries=0,
         temperature=settings.temperature,
+        stream_usage=True,  # the server's token counts arrive in a last chunk, as without streaming
     )
