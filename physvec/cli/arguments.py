@@ -10,6 +10,9 @@ import argparse
 import math
 import re
 from pathlib import Path
+from typing import Literal
+
+AUTO = "auto"
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
@@ -42,6 +45,16 @@ def seconds_or_none(text: str) -> float | None:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds, or 'none'")
     return value
+
+
+def seconds_none_or_auto(text: str) -> float | None | Literal["auto"]:
+    """A positive number of seconds, ``none`` for no limit, or ``auto``: measured from the server's speed."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return seconds_or_none(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"{error}; or 'auto' to measure it from the server's speed") from None
 
 
 def positive_seconds(text: str) -> float:

@@ -22,7 +22,7 @@ from rich.console import Console
 from physvec.agents.methods import METHODS
 from physvec.cli import kb as kb_cli
 from physvec.cli import local_model as local_model_cli
-from physvec.cli.arguments import output_folder, positive_seconds, seconds_or_none
+from physvec.cli.arguments import AUTO, output_folder, positive_seconds, seconds_none_or_auto
 
 if TYPE_CHECKING:
     from physvec.agents.model_client import RetryPolicy
@@ -45,8 +45,9 @@ def _reproduce_parser() -> argparse.ArgumentParser:
     parser.add_argument("task", nargs="?", type=Path, help="task.json to run")
     parser.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    parser.add_argument("--timeout", type=seconds_or_none, default=120.0, metavar="S",
-                        help="seconds one model request may take, or none for a slow local model (default 120)")
+    parser.add_argument("--timeout", type=seconds_none_or_auto, default=120.0, metavar="S",
+                        help="seconds one model request may take, none for a slow local model, or auto: measured "
+                             "from the server's speed in this run (default 120)")
     parser.add_argument("--wall-budget", type=positive_seconds, default=None, metavar="S",
                         help="seconds all of the run's model calls together may take; the run then stops "
                              "budget_exhausted (default: no limit)")
@@ -90,7 +91,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     from physvec.verifiers.library.composer import library_problem
     from physvec.agents.model_client import RetryPolicy
     from physvec.agents.preflight import ProviderUnreachable
-    from physvec.agents.provider_profile import ProviderProfile
+    from physvec.agents.provider_profile import MeasuredTimeout, ProviderProfile
     from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
     from physvec.agents.runner import RunInterrupted, replay_run, resume_run, start_run
     from physvec.cli.run_display import LiveDisplay
@@ -106,12 +107,16 @@ def reproduce_main(argv: list[str] | None = None) -> int:
         return _bad_input("give exactly one of TASK, --resume RUN_ID or --replay RUN_DIR")
     if arguments.retries < 1:
         return _bad_input("--retries must be at least 1")
-    settings = ProviderSettings(base_url=arguments.base_url, timeout_s=arguments.timeout,
-                                profile=ProviderProfile(wall_budget_s=arguments.wall_budget))
+    measured = arguments.timeout == AUTO  # the client bounds each call itself; the HTTP client gets no default
+    settings = ProviderSettings(base_url=arguments.base_url, timeout_s=None if measured else arguments.timeout,
+                                profile=ProviderProfile(wall_budget_s=arguments.wall_budget,
+                                                        timeout=MeasuredTimeout() if measured else arguments.timeout))
     retry = RetryPolicy(attempts=arguments.retries)
     console = Console(stderr=True)
     try:
         with LiveDisplay(console) as display:
+            settings = dataclasses.replace(settings, profile=dataclasses.replace(settings.profile,
+                                                                                 progress=display.on_progress))
             if arguments.resume:
                 settings = _check_provider(open_run(arguments.runs_dir, arguments.resume).metadata()["model"],
                                            settings, retry)
@@ -164,11 +169,17 @@ def _check_provider(spec: str, settings: ProviderSettings, retry: RetryPolicy) -
     """Ask the model's endpoint once before the run (ProviderUnreachable says why not), say how long the run
     may wait on it, and return the settings with the context length the server states."""
     from physvec.agents.preflight import preflight, served_context_tokens
+    from physvec.agents.provider_profile import MeasuredTimeout
 
     endpoint = preflight(spec, settings)
     if endpoint is None:
         return settings
-    if settings.timeout_s is None:
+    timeout = settings.profile.timeout
+    if isinstance(timeout, MeasuredTimeout):
+        _errors.print(f"reproduce: model {spec} at {endpoint}; each request's timeout is measured from the server's "
+                      f"speed in this run (until the first reply: as if it wrote {timeout.first_output_tokens_per_s:g} "
+                      f"tokens/s), {retry.attempts} attempts each")
+    elif settings.timeout_s is None:
         wall = settings.profile.wall_budget_s
         bound = f"at most {wall:g} s of model calls in all" if wall else "no time limit (--wall-budget sets one)"
         _errors.print(f"reproduce: model {spec} at {endpoint}; requests wait as long as the server takes: {bound}")
