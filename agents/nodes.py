@@ -17,14 +17,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from physvec.verifiers.library.composer import SpecNotCovered, compose_script
+from physvec.verifiers.library.composer import compose_script, library_problem
 from physvec.agents.paper import read_paper_text
 from physvec.agents.model_client import REPEAT_SEED, REPEAT_TEMPERATURE, ModelRepeats
 from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
 from physvec.agents.provider_profile import PromptTooLong
 from physvec.agents.prompts import (
-    DOCUMENTATION_SNIPPETS, PAPER_EXCERPT_CHARS, adapter_messages, author_messages, function_repair_messages, plan_messages, repair_messages,
-    rewrite_repair_messages, rubric_judge_messages, unit_glue_messages,
+    DOCUMENTATION_SNIPPETS, PAPER_EXCERPT_CHARS, adapter_messages, author_messages, function_repair_messages,
+    plan_messages, repair_messages, rewrite_repair_messages, rubric_judge_messages, unit_glue_messages,
 )
 from physvec.agents.replies import InvalidModelReply, extract_script
 from physvec.agents.state import PipelineState, RunContext, Status
@@ -213,12 +213,10 @@ def save_script(ctx: RunContext, node: str, step: int, version: int, script: str
 def _library_author(ctx: RunContext, step: int) -> Update:
     """With no language model, the library proposer composes the first version from the task's spec."""
     task = ctx.task.task
-    if task.spec is None:
-        return {"status": Status.AUTHOR_FAILED, "error": "the task has no spec for the library proposer"}
-    try:
-        proposal = compose_script(task.spec, task.backend)
-    except SpecNotCovered as error:
-        return {"status": Status.AUTHOR_FAILED, "error": str(error)}
+    problem = library_problem(task.spec, task.backend)
+    if problem is not None:  # the run ends unknown: no script was judged, none was wrong
+        return {"status": Status.AUTHOR_FAILED, "error": f"the library has no pipeline for this spec: {problem}"}
+    proposal = compose_script(task.spec, task.backend)
     ctx.transcript.append(EventType.LIBRARY_PROPOSAL, node="author", step=step, pipeline=proposal.pipeline,
                           spec=task.spec.model_dump())
     return save_script(ctx, "author", step, 1, proposal.script)

@@ -142,8 +142,8 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                     _errors.print("reproduce: no model configured; the library proposer composes the script from "
                                   "verified library functions (--model library)")
                     spec = LIBRARY_SPEC
-                if spec == LIBRARY_SPEC and problem:
-                    return _bad_input(f"--model library: {problem}")
+                if spec == LIBRARY_SPEC and problem:  # a run that ends unknown, so a campaign records the task
+                    _errors.print(f"reproduce: --model library: {problem}; the run ends unknown", markup=False)
                 if spec == LIBRARY_SPEC and arguments.method != "physvec":
                     return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
                 make_chat_model(spec, settings)

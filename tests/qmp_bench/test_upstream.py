@@ -5,6 +5,7 @@ truth it carries and an exact evolution; a script with the wrong initial state i
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,22 @@ def test_qmp_bench_upstream_runs_the_quench_and_reports_it(tmp_path, capsys):
                       if row.task == "qcmb/task_qcmb_1_1.json")
     assert (quench_row.converted, quench_row.runnable, quench_row.verdict) == ("1/1", "yes", "certified")
     assert "certified" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_dry_run_with_the_library_ends_an_uncovered_task_unknown_within_seconds_never_an_error(tmp_path, capsys):
+    """--model library shows what the library covers: a task it has no pipeline for is a recorded trial that
+    ends unknown, naming why, not a campaign that stops with a traceback."""
+    out = tmp_path / "campaign"
+    started = time.monotonic()
+    assert qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "qcmb/task_qcmb_2_1.json",
+                           "--model", "library", "--out", str(out)]) == 0
+    assert time.monotonic() - started < 60
+    (record,) = Campaign(out).records()
+    assert record.verdict == "unknown" and not record.executable
+    ended_by = json.loads((Path(record.run_dir) / "run.json").read_text())["ended_by"]
+    assert ended_by.startswith("the library has no pipeline for this spec: ")
+    assert "unknown" in capsys.readouterr().out
 
 
 def test_upstream_run_refuses_orca_tasks_without_a_substitute_and_names_it(tmp_path, capsys):

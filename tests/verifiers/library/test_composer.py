@@ -72,14 +72,18 @@ def test_with_no_model_configured_a_task_with_a_spec_is_certified_and_replays_wi
     assert (replayed.path / "scripts" / "v01.py").read_text() == (run.path / "scripts" / "v01.py").read_text()
 
 
-def test_with_no_model_and_no_spec_reproduce_explains_how_to_configure_a_model(tiny_task, tmp_path, monkeypatch,
-                                                                             capsys):
+def test_with_no_model_and_no_spec_reproduce_explains_how_to_configure_a_model_and_the_library_ends_it_unknown(
+        tiny_task, tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("PHYSVEC_MODEL", raising=False)
     assert reproduce_main([str(tiny_task), "--runs-dir", str(tmp_path / "runs")]) == 2
     message = capsys.readouterr().err
     assert "--model SPEC" in message and "no spec for the library proposer" in message
-    assert reproduce_main([str(tiny_task), "--model", "library", "--runs-dir", str(tmp_path / "runs")]) == 2
     assert not (tmp_path / "runs").exists() or not list_runs(tmp_path / "runs")
+    assert reproduce_main([str(tiny_task), "--model", "library", "--runs-dir", str(tmp_path / "runs")]) == 1
+    (run,) = list_runs(tmp_path / "runs")
+    assert run.metadata()["verdict"] == "unknown", "asked for the library, the task's run ends unknown, saying why"
+    assert run.metadata()["ended_by"].startswith("the library has no pipeline for this spec: the task has no spec")
+    assert not (run.path / "scripts" / "v01.py").exists()
 
 
 def _undefined_names(script: str) -> set[str]:
