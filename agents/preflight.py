@@ -136,4 +136,5 @@ def _context_in(entry: object) -> int | None:
     if not isinstance(entry, dict):
         return None
     values = [entry.get(key) for key in CONTEXT_KEYS]
-    return next((value for value in values if isinstance(value, int) and value > 0), None)
+    return next((value for value in values  # JSON true is an int to Python, never a context length
+                 if isinstance(value, int) and not isinstance(value, bool) and value > 0), None)

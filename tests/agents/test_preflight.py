@@ -123,3 +123,11 @@ def test_the_server_s_context_length_is_read_from_llama_cpp_s_props():
     with ChatCompletionsServer([], models=["m"]) as server:  # a server that does not say: nothing is checked
         assert served_context_tokens("openai:m", ProviderSettings(base_url=server.base_url)) is None
     assert served_context_tokens("scripted:replies.json", ProviderSettings()) is None
+
+
+def test_a_models_entry_whose_context_field_is_a_boolean_states_no_context():
+    """JSON true is an int to Python; a flag named like a context length is not one."""
+    from physvec.agents.preflight import _listed_context
+
+    assert _listed_context({"data": [{"id": "m", "max_model_len": True, "context_length": 4096}]}, "m") == 4096
+    assert _listed_context({"data": [{"id": "m", "max_model_len": True}]}, "m") is None
