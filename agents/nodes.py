@@ -175,14 +175,29 @@ def ask_for_script(ctx: RunContext, role: str, messages: list[BaseMessage], step
     breach); each unusable reply is recorded and answered once, within ``attempts`` rounds (sampled with
     ``seed`` and ``temperature`` when given).
 
+    A reply identical to an earlier one of this loop (the feedback changed nothing) is recorded, and the
+    attempts left are sampled with REPEAT_SEED and REPEAT_TEMPERATURE; a repeat under that sampling too ends
+    the loop, since paying again for the same answer buys nothing.
+
     Raises:
         NoUsableScript: no reply in ``attempts`` held a script, or (with ``contract``) the last one still
             breaks the contract; a breached script is never handed on, since every later check would only
             fail on it again.
+        ModelRepeats: the model gave the same reply again, also with another seed and temperature.
     """
     problem = "no attempt was allowed"
+    replies: list[str] = []
     for attempt in range(attempts):
         reply = ctx.client.ask(role, messages, node=role, step=step, seed=seed, temperature=temperature)
+        if reply in replies:
+            if seed == REPEAT_SEED:
+                raise ModelRepeats(f"the model repeats itself: {role} gave the same reply after feedback, also "
+                                   f"with seed {REPEAT_SEED} and temperature {REPEAT_TEMPERATURE}; the last "
+                                   f"problem: {problem}")
+            seed, temperature = REPEAT_SEED, REPEAT_TEMPERATURE
+            ctx.transcript.append(EventType.REPEATED_REPLY, node=role, step=step, role=role, attempt=attempt + 1,
+                                  retry={"seed": seed, "temperature": temperature})
+        replies.append(reply)
         try:
             script = extract_script(reply)
         except InvalidModelReply as error:

@@ -145,3 +145,25 @@ def test_a_prompt_too_long_for_the_servers_context_loses_retrieved_snippets_firs
     assert task["request"] in json.loads(prompt)[1]["content"], "the task is never trimmed"
     kept = [snippet["qualname"] for snippet in retrieved[:trim["snippets_kept"]]]
     assert all(name in prompt for name in kept)
+
+
+def test_an_author_reply_repeated_after_feedback_is_asked_with_another_seed_then_ends_as_a_repeat(
+        tiny_task, runs_dir, tmp_path):
+    """The same breached script back after being told its breaches: feedback changed nothing, so the next
+    attempt is sampled differently; the same reply again ends the run, naming the repeat."""
+    set_limits(tiny_task, author_attempts=3)
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", BREACHING, BREACHING, BREACHING), runs_dir)
+    assert code != 0
+    events = list(read_events(run.transcript_file))
+    calls = [e.data for e in events if e.type is EventType.MODEL_CALL]
+    assert [c.get("seed") for c in calls] == [None, None, REPEAT_SEED]
+    assert [e.data["attempt"] for e in events if e.type is EventType.REPEATED_REPLY] == [2]
+    assert run.metadata()["status"] == "model_repeats"
+    assert run.metadata()["ended_by"].startswith("the model repeats itself: author gave the same reply after feedback")
+
+
+def test_a_repeated_author_reply_that_changes_under_the_new_seed_goes_on(tiny_task, runs_dir, tmp_path):
+    set_limits(tiny_task, author_attempts=3)
+    code, run = reproduce(tiny_task, write_replies(tmp_path / "r.json", BREACHING, BREACHING, GOOD_SCRIPT), runs_dir)
+    assert code == 0
+    assert (run.path / "scripts" / "v01.py").read_text() == GOOD_SCRIPT

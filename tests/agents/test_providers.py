@@ -176,6 +176,19 @@ def test_the_first_fenced_script_is_extracted():
     assert extract_script("text\n```python\nprint(1)\n```\nmore\n```python\nprint(2)\n```") == "print(1)\n"
 
 
+def test_a_script_fenced_inside_a_docstring_that_quotes_the_prompt_is_found_by_parsing():
+    """Qwen2.5-Coder-1.5B opened a docstring quoting the system prompt, then fenced the script inside it and
+    closed one fence: the first block does not parse, the inner one does."""
+    nested = ('```python\n"""\nThe contract says:\n- PARAMS = {...}\n\n```python\n'
+              'PARAMS = {"L": 4}\n\n\ndef main() -> None:\n    print(PARAMS)\n```\n')
+    assert extract_script(nested) == 'PARAMS = {"L": 4}\n\n\ndef main() -> None:\n    print(PARAMS)\n'
+    unparsable = "```python\ndef broken(:\n```\n"
+    assert extract_script(unparsable) == "def broken(:\n", "no block parses: the first, for the contract to name"
+    assert extract_script("```julia\nfunction main()\nend\n```") == "function main()\nend\n"
+    with pytest.raises(InvalidModelReply):
+        extract_script("```json\n{\"a\": 1}\n```")
+
+
 class Answer(BaseModel):
     energy: float
 
