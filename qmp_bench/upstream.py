@@ -41,7 +41,7 @@ from physvec.taskfiles.loading import (
 )
 from physvec.taskfiles.physvec_shape import PhysvecPaperTask, topic_of
 from physvec.taskfiles.rubric import Rubric, RubricNode, parse_check, rubric_keys
-from physvec.taskfiles.substitution import substituted
+from physvec.taskfiles.substitution import substituted, substitutions_for
 from physvec.taskfiles.task import Backend, Limits, ProposerSpec, Task
 from physvec.taskfiles.upstream_checks import RUN_FUNCTION, Conversion, ConversionRow, renamed
 
@@ -340,7 +340,8 @@ def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str
         task.update(spec=overlay.spec.model_dump(mode="json", exclude_none=True),
                     limits=overlay.limits.model_dump(mode="json"))
     wanted = {**(overlay.substitutions if overlay and overlay_substitutions else {}), **(substitutions or {})}
-    compiled = substituted(Task.model_validate(task), wanted)
+    unsubstituted = Task.model_validate(task)
+    compiled = substituted(unsubstituted, substitutions_for(unsubstituted, wanted))
     (folder / "task.json").write_text(compiled.model_dump_json(indent=1, exclude_none=True) + "\n")
     (folder / "upstream.json").write_text(json.dumps(_provenance(upstream, rubric_source), indent=1) + "\n")
     return folder / "task.json"

@@ -108,6 +108,7 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     from physvec.agents.providers import LIBRARY_SPEC
 
     backends: Counter[str] = Counter()
+    used: set[str] = set()
     for path in chosen:
         try:
             task_file = compile_task(read_upstream(path), compiled_root, substitutions,
@@ -115,7 +116,12 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
         except (InputFileError, SubstitutionError) as error:
             console.print(f"qmp-bench upstream: {path.name} cannot be compiled: {error}")
             return EXIT_BAD_INPUT
-        backends[load_task(task_file).task.backend] += 1
+        loaded = load_task(task_file).task
+        backends[loaded.backend] += 1
+        used.update(loaded.substitutions)
+    if unused := [f"{original}={used_by}" for original, used_by in substitutions.items() if original not in used]:
+        console.print(f"qmp-bench upstream: note: --substitute {', '.join(unused)} changes none of the chosen tasks "
+                      "(each task takes only the substitutions of the backends it uses or names)", markup=False)
     problem = unrunnable_backends(backends)
     if problem:
         console.print(f"qmp-bench upstream: {problem}", markup=False)

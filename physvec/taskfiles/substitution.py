@@ -35,10 +35,11 @@ class SubstitutionError(ValueError):
 
 
 def parse_substitutions(pairs: list[str]) -> dict[str, str]:
-    """``["itensors=tenpy"]`` as ``{"itensors": "tenpy"}``; SubstitutionError names a malformed pair."""
+    """``["itensors=tenpy"]`` (or ``["itensors=tenpy,orca=pyscf"]``: pairs may be given comma-separated) as
+    ``{"itensors": "tenpy"}``; SubstitutionError names a malformed pair."""
     known = get_args(Backend)
     substitutions: dict[str, str] = {}
-    for pair in pairs:
+    for pair in (part for argument in pairs for part in argument.split(",") if part.strip()):
         original, separator, used = (part.strip().lower() for part in pair.partition("="))
         if not separator or original not in known or used not in known:
             raise SubstitutionError(f"--substitute {pair!r}: write ORIGINAL=USED with backends from {', '.join(known)}")
@@ -71,6 +72,13 @@ def substitution_reason(substitutions: dict[str, str], text: str) -> str | None:
             return (f"the leaf demands {PACKAGE_NAMES[original]}; this run substitutes {PACKAGE_NAMES[used]} "
                     f"(--substitute {original}={used})")
     return None
+
+
+def substitutions_for(task: Task, substitutions: dict[str, str]) -> dict[str, str]:
+    """The substitutions that concern the task (it uses or names the original backend): a campaign's
+    ``--substitute itensors=tenpy,orca=pyscf`` switches each task only where it demands a missing package."""
+    return {original: used for original, used in substitutions.items()
+            if task.backend == original or demands(task.request, original)}
 
 
 def substituted(task: Task, substitutions: dict[str, str]) -> Task:

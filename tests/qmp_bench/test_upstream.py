@@ -98,6 +98,21 @@ def test_a_dry_run_with_the_library_ends_an_uncovered_task_unknown_within_second
     assert "unknown" in capsys.readouterr().out
 
 
+@pytest.mark.slow
+def test_one_campaign_substitutes_each_task_only_where_it_demands_a_missing_package(tmp_path, capsys):
+    """--substitute itensors=tenpy,orca=pyscf over DMRG and DFT tasks: the DFT task's ORCA becomes PySCF, and
+    the ITensors substitution, which it does not concern, leaves it alone and is only noted."""
+    out = tmp_path / "campaign"
+    assert qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "dft_qc/task_dft_qc_4_1.json",
+                           "--model", "library", "--substitute", "itensors=tenpy,orca=pyscf", "--out", str(out)]) == 0
+    assert "--substitute itensors=tenpy changes none of the chosen tasks" in " ".join(capsys.readouterr().out.split())
+    (compiled,) = (out / "compiled").glob("dft_qc/*/task.json")
+    task = json.loads(compiled.read_text())
+    assert task["backend"] == "pyscf" and task["substitutions"] == {"orca": "pyscf"}
+    (record,) = Campaign(out).records()
+    assert record.verdict == "unknown"
+
+
 def test_upstream_run_refuses_orca_tasks_without_a_substitute_and_names_it(tmp_path, capsys):
     """No silent backend switch: the dft_qc tasks demand ORCA, and physvec asks for --substitute orca=pyscf."""
     out = tmp_path / "campaign"

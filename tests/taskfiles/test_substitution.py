@@ -38,6 +38,21 @@ def test_a_malformed_substitution_is_refused(pairs, words):
         parse_substitutions(pairs)
 
 
+def test_substitutions_may_be_given_comma_separated_in_one_argument():
+    assert parse_substitutions(["itensors=tenpy,orca=pyscf"]) == {"itensors": "tenpy", "orca": "pyscf"}
+    assert parse_substitutions(["itensors=tenpy", "orca=pyscf,"]) == {"itensors": "tenpy", "orca": "pyscf"}
+    with pytest.raises(SubstitutionError, match="ORIGINAL=USED"):
+        parse_substitutions(["itensors=tenpy,orca"])
+
+
+def test_a_task_takes_only_the_substitutions_of_the_backends_it_uses_or_names(tmp_path):
+    from physvec.taskfiles.substitution import substitutions_for
+
+    both = {"itensors": "tenpy", "orca": "pyscf"}
+    assert substitutions_for(load_task(_itensors_task(tmp_path / "a")).task, both) == {"itensors": "tenpy"}
+    assert substitutions_for(load_task(EXAMPLE / "task.json").task, both) == {}
+
+
 def test_the_request_says_what_is_substituted_and_the_task_records_it(tmp_path):
     loaded = apply_substitutions(load_task(_itensors_task(tmp_path)), parse_substitutions(["itensors=tenpy"]))
     assert loaded.task.backend == "tenpy" and loaded.task.substitutions == {"itensors": "tenpy"}
