@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -138,7 +139,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("local-model-bench"))
     arguments = parser.parse_args()
     arguments.out.mkdir(parents=True, exist_ok=True)
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 200)  # a log file keeps the table's columns
     names = [name for name in arguments.tasks.split(",") if name]
     methods = [method for method in arguments.methods.split(",") if method]
     unknown = [method for method in methods if method not in METHODS]
