@@ -11,7 +11,7 @@ without a named reason, repeat an identical call, or go on after its model is go
 checked against exact diagonalisation or sealed reference data by the verifiers themselves.
 
     python benchmarks/local_model.py [--model qwen2.5-coder-1.5b|smollm2] [--tasks readme,qcmb/task_qcmb_1_1.json,...]
-        [--methods physvec,one-shot,react] [--token-budget N] [--wall-budget S] [--out DIR]
+        [--methods physvec,one-shot,react] [--token-budget N] [--wall-budget S] [--sandbox-wall S] [--out DIR]
 """
 
 from __future__ import annotations
@@ -106,6 +106,8 @@ def run_one(task: Path, name: str, method: str, model: str, base_url: str, argum
     copy = method_copy(task, method, arguments.out)
     data = json.loads(copy.read_text())
     data["limits"]["token_budget"] = arguments.token_budget
+    if arguments.sandbox_wall is not None:
+        data["limits"]["sandbox_wall_s"] = arguments.sandbox_wall
     copy.write_text(json.dumps(data, indent=1) + "\n")
     started = time.monotonic()
     console.print(f"[bold]{name}[/bold] with {method}: started", highlight=False)
@@ -135,6 +137,8 @@ def main() -> int:
     parser.add_argument("--methods", default="physvec,one-shot,react", help=f"comma-separated, of {', '.join(METHODS)}")
     parser.add_argument("--token-budget", type=int, default=20_000, help="per run (default 20000)")
     parser.add_argument("--wall-budget", type=float, default=900.0, help="model seconds per run (default 900)")
+    parser.add_argument("--sandbox-wall", type=float, default=None,
+                        help="seconds each sandboxed program may run (default: the task's own limit)")
     parser.add_argument("--context", type=int, default=8192, help="the server's context tokens (default 8192)")
     parser.add_argument("--out", type=Path, default=Path("local-model-bench"))
     arguments = parser.parse_args()
