@@ -5,6 +5,7 @@ PyPI packages `physvec local-model` assembles.  Each task runs once per method u
 model wall time): physvec's verified pipeline, one-shot (the Author's first script judged with no repair) and
 ReAct (repairs from execution errors alone).  Per run it prints the verdict, model calls, tokens, minutes per
 node and the limit that ended it; then the published benchmark's metrics table (qmp_bench.report) per method.
+Each run's record is appended to <out>/records.jsonl, so `qmp-bench upstream report <out>` compares them too.
 
 The measure is waste, not success: a 1.5B model may never write a correct DMRG script, but no run may end
 without a named reason, repeat an identical call, or go on after its model is gone; anything certified is
@@ -30,7 +31,7 @@ from rich.table import Table
 
 from physvec.agents.local_model import local_model, serve
 from physvec.cli.main import reproduce_main
-from physvec.qmp_bench.campaign import TrialKey, TrialRecord, record_from_run
+from physvec.qmp_bench.campaign import Campaign, TrialKey, TrialRecord, record_from_run
 from physvec.qmp_bench.report import write_results
 from physvec.qmp_bench.runner import METHODS
 from physvec.qmp_bench.upstream import compile_task, read_upstream
@@ -159,6 +160,7 @@ def main() -> int:
                 summary, record = run_one(task, name, method, server.name, server.base_url, arguments, console)
                 summaries.append(summary)
                 records.append(record)
+                Campaign(arguments.out).append(record)  # records.jsonl: `qmp-bench upstream report` reads it
                 console.print(f"  {name} {method}: {summary.verdict}, {summary.calls} calls, {summary.tokens} tokens, "
                               f"{summary.minutes:.1f} min; ended by: {summary.ended_by}", highlight=False)
     console.print(waste_table(summaries, arguments.model))
