@@ -17,7 +17,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from physvec.verifiers.library.composer import compose_script, library_problem
+from physvec.verifiers.library.composer import library_proposal
 from physvec.agents.paper import read_paper_text
 from physvec.agents.model_client import REPEAT_SEED, REPEAT_TEMPERATURE, ModelRepeats
 from physvec.agents.plan import MAX_QUERIES, AuthorPlan, parse_plan
@@ -228,10 +228,9 @@ def save_script(ctx: RunContext, node: str, step: int, version: int, script: str
 def _library_author(ctx: RunContext, step: int) -> Update:
     """With no language model, the library proposer composes the first version from the task's spec."""
     task = ctx.task.task
-    problem = library_problem(task.spec, task.backend)
-    if problem is not None:  # the run ends unknown: no script was judged, none was wrong
-        return {"status": Status.AUTHOR_FAILED, "error": f"the library has no pipeline for this spec: {problem}"}
-    proposal = compose_script(task.spec, task.backend)
+    proposal = library_proposal(task.spec, task.backend)
+    if isinstance(proposal, str):  # the run ends unknown: no script was judged, none was wrong
+        return {"status": Status.AUTHOR_FAILED, "error": f"the library has no pipeline for this spec: {proposal}"}
     ctx.transcript.append(EventType.LIBRARY_PROPOSAL, node="author", step=step, pipeline=proposal.pipeline,
                           spec=task.spec.model_dump())
     return save_script(ctx, "author", step, 1, proposal.script)
@@ -387,7 +386,8 @@ def _adapter_writer(ctx: RunContext, step: int) -> AdapterWriter:
 
     def write(assertion: Assertion, script: str) -> str | None:
         try:
-            entry = ask_for_script(ctx, "assertion_adapter", adapter_messages(ctx.task.task, assertion, script), step, 1)
+            messages = adapter_messages(ctx.task.task, assertion, script)
+            entry = ask_for_script(ctx, "assertion_adapter", messages, step, 1)
         except NoUsableScript:
             return None  # recorded; the assertion reports that no adapter was written
         return f"{script.rstrip()}\n\n\n{entry}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,10 +93,14 @@ def import_lines(module_sources: list[str], used: set[str], lines: list[str]) ->
     return lines
 
 
+def used_names(sources: Iterable[str]) -> set[str]:
+    """Every name the sources' code reads or binds: what their import lines must provide."""
+    return {node.id for source in sources for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+
+
 def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]:
     """``lines``, then the imports of the modules the functions come from that the functions use."""
-    used = {node.id for function in functions for node in ast.walk(ast.parse(inspect.getsource(function)))
-            if isinstance(node, ast.Name)}
+    used = used_names(inspect.getsource(function) for function in functions)
     modules = dict.fromkeys(inspect.getmodule(function) for function in functions)
     return import_lines([inspect.getsource(module) for module in modules], used, lines)
 
@@ -166,12 +170,17 @@ def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
     return Proposal(pipeline=pipeline.name, script="\n\n".join(block.rstrip("\n") + "\n" for block in blocks))
 
 
-def library_problem(spec: ProposerSpec | None, backend: str) -> str | None:
-    """Why the library proposer cannot write this task's script, or None when it can."""
+def library_proposal(spec: ProposerSpec | None, backend: str) -> Proposal | str:
+    """The library proposer's script for this task, or why it cannot write one."""
     if spec is None:
         return f"the task has no spec for the library proposer (the library covers {coverage(backend)} on {backend})"
     try:
-        compose_script(spec, backend)
+        return compose_script(spec, backend)
     except SpecNotCovered as error:
         return str(error)
-    return None
+
+
+def library_problem(spec: ProposerSpec | None, backend: str) -> str | None:
+    """Why the library proposer cannot write this task's script, or None when it can."""
+    proposal = library_proposal(spec, backend)
+    return proposal if isinstance(proposal, str) else None

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from physvec.verifiers.library import BACKEND_MODULES, RESULT_ROLES
-from physvec.verifiers.library.composer import MAIN_GUARD, import_lines, main_function, params_literal, run_function
+from physvec.verifiers.library.composer import (
+    MAIN_GUARD, import_lines, main_function, params_literal, run_function, used_names,
+)
 
 LIBRARY = Path(__file__).resolve().parent
 BUDGET_CHARS = 3000
@@ -99,7 +101,8 @@ def _pipelines(source: str) -> list[_Pipeline]:
     pipelines = []
     for node in ast.parse(source).body:
         call = node.value if isinstance(node, ast.Assign) else None
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "BackgroundPipeline"):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id == "BackgroundPipeline"):
             continue
         keywords = {keyword.arg: keyword.value for keyword in call.keywords}
         steps = keywords.get("steps")
@@ -140,11 +143,11 @@ def _plain(annotation: str) -> bool:
 def _python_script(backend: str, pipeline: _Pipeline, functions: list[_Function], module_sources: list[str]) -> str:
     """The script, laid out as the composer lays out a library proposal (one blank line between blocks, to
     save lines); the run_ function returns the results that json.dump can write."""
-    used = {node.id for function in functions for node in ast.walk(ast.parse(function.source))
-            if isinstance(node, ast.Name)}
+    used = used_names(function.source for function in functions)
     by_name = {function.name: function for function in functions}
     calls = [(function, list(by_name[function].parameters), output) for _, function, output in pipeline.steps]
-    results = [output for role, function, output in pipeline.steps if role in RESULT_ROLES and _plain(by_name[function].returns)]
+    results = [output for role, function, output in pipeline.steps
+               if role in RESULT_ROLES and _plain(by_name[function].returns)]
     run = f"run_{pipeline.name}"
     blocks = [
         f'"""The {pipeline.name} pipeline of physvec\'s verified {backend} library, as a script."""\n',
