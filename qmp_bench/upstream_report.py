@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from physvec.qmp_bench.campaign import RECORDS_FILE, TrialKey, TrialRecord
 from physvec.qmp_bench.metrics import mean_pass_at_k
+from physvec.runstore.records import RecordFile
 from physvec.runstore.store import RunDirectory, RunTampered
 from physvec.runstore.transcript import EventType, read_events
 from physvec.verifiers.certificate import Certificate, Outcome, Verdict
@@ -112,18 +113,12 @@ def load_records(paths: Iterable[Path]) -> LoadedRecords:
     for path in paths:
         source = records_file(path)
         try:
-            lines = source.read_text(encoding="utf-8").splitlines()
+            records, unreadable = RecordFile(source, TrialRecord).read_lines()
         except (OSError, UnicodeDecodeError) as error:
             raise ReportInputError(f"records {source}: cannot be read ({getattr(error, 'strerror', None) or error})"
                                    ) from None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = TrialRecord.model_validate_json(line)
-            except ValidationError as error:
-                skipped.append(SkippedLine(source, number, _reason(error)))
-                continue
+        skipped += [SkippedLine(source, number, _reason(error)) for number, error in unreadable]
+        for record in records:
             latest[TrialKey(record.task, record.method, record.model, record.trial)] = Sourced(record, source.parent)
     if not latest:
         said = "; ".join(f"{s.source} line {s.line}: {s.reason}" for s in skipped[:5])

@@ -21,15 +21,20 @@ class RecordFile(Generic[Record]):
 
     def read(self) -> list[Record]:
         """Every complete record; a line cut short by a kill is skipped, so its work runs again."""
-        if not self.path.is_file():
-            return []
-        found = []
-        for line in self.path.read_text().splitlines():
+        return self.read_lines()[0] if self.path.is_file() else []
+
+    def read_lines(self) -> tuple[list[Record], list[tuple[int, ValidationError]]]:
+        """Every complete record, and each other non-blank line's number with why it is no record (a report
+        says what it left out).  OSError or UnicodeDecodeError when the file cannot be read."""
+        found, skipped = [], []
+        for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
             try:
                 found.append(self.model.model_validate_json(line))
-            except ValidationError:
-                continue
-        return found
+            except ValidationError as error:
+                skipped.append((number, error))
+        return found, skipped
 
     def append(self, record: Record) -> None:
         with self.path.open("a") as stream:
