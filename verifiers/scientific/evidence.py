@@ -273,8 +273,16 @@ def evidence_obligation(subject: Subject, observable: str, references: list[Obli
 
 def evidence_obligations(subject: Subject, contract: ScriptContract, references: list[Obligation]
                          ) -> list[Obligation]:
-    """One obligation per relied-on observable; every number the task relies on needs one that certifies."""
+    """One obligation per relied-on observable; every number the task relies on needs one that certifies.  A task
+    that relies on no named observable gets one unknown obligation saying so: nothing was compared with an
+    independent value, and a run certified on its rubric votes and self-consistency alone would be vacuous."""
     observables = relied_observables(subject)
+    if not observables:
+        return [Obligation(
+            name=EVIDENCE, category=EVIDENCE, outcome=Outcome.UNKNOWN, required=True,
+            message="no independent value at the task point: the task names no observable to compare (no "
+                    "reference data, no spec, no convergence ladder, no rubric leaf reading results), so no number "
+                    "of the script was compared with a value physvec computed or sealed")]
     recomputation = recompute(subject, contract, observables)
     return [evidence_obligation(subject, name, references, recomputation) for name in observables]
 

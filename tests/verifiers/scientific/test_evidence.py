@@ -120,6 +120,18 @@ def test_an_observable_without_an_independent_value_is_unknown_and_says_why(tiny
     assert gap.required, "an observable without an independent value keeps the whole certificate from certifying"
 
 
+
+def test_a_task_relying_on_no_observable_is_never_certified_by_an_empty_list_of_evidence(tiny_task, tmp_path):
+    """A published task whose rubric upstream never published names no reference, spec, ladder or results leaf:
+    an empty list of evidence obligations would let rubric votes certify whatever the script computes."""
+    data = json.loads(tiny_task.read_text())
+    data.pop("reference")
+    tiny_task.write_text(json.dumps(data))
+    source = (tiny_task.parent / "script_good.py").read_text()
+    (only,) = evidence_of(tiny_task, source, tmp_path).values()
+    assert only.outcome is Outcome.UNKNOWN and only.required
+    assert "names no observable to compare" in only.message
+
 def test_a_reference_covers_every_key_path_below_it(tiny_task, tmp_path):
     data = json.loads(tiny_task.read_text())
     data["convergence"] = {"cases": [{"parameter": "L", "ladder": [4, 6], "observable": "energy.0",
