@@ -5,6 +5,7 @@
                         OPENAI_BASE_URL
     replay:<run dir>    the replies recorded in a run's transcript, served in order
     scripted:<file>     replies written as test fixtures, served in order
+    scripted:<folder>   the same, one file per task: <folder>/<task id>.json (a campaign over several tasks)
     library             no language model at all: the library proposer composes the script from
                         verified library functions (verifiers/library/composer.py); nothing asks it anything
 
@@ -107,6 +108,20 @@ def recorded_replies(run_dir: Path) -> list[AIMessage]:
     ]
 
 
+def scripted_replies_for(target: Path, task_id: str | None) -> list[AIMessage]:
+    """The fixture replies a ``scripted:`` target holds for a task: the file itself, or a folder's
+    ``<task id>.json``.  Without a task (a campaign checking its spec before any task runs) a folder is
+    only checked to exist, and serves nothing."""
+    if not target.is_dir():
+        return scripted_replies(target)
+    if task_id is None:
+        return []
+    path = target / f"{task_id}.json"
+    if not path.is_file():
+        raise ModelSpecError(f"scripted replies folder {target} holds no {path.name} for task {task_id}")
+    return scripted_replies(path)
+
+
 def normalise_spec(spec: str) -> str:
     """The spec with a file target made absolute, so a run can be resumed from any directory."""
     provider, _, target = spec.partition(":")
@@ -115,7 +130,8 @@ def normalise_spec(spec: str) -> str:
     return spec
 
 
-def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), already_served: int = 0) -> BaseChatModel:
+def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), already_served: int = 0,
+                    task_id: str | None = None) -> BaseChatModel:
     """The chat model a spec names.
 
     Args:
@@ -124,6 +140,7 @@ def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), 
         settings: endpoint settings for ``openai``.
         already_served: replies a sequence provider already gave in this run (a resumed run
             continues where the killed process stopped).
+        task_id: the task the model answers for, which picks a ``scripted:<folder>``'s file.
 
     Raises:
         ModelSpecError: unknown provider or missing target.
@@ -137,7 +154,7 @@ def make_chat_model(spec: str, settings: ProviderSettings = ProviderSettings(), 
     if provider == "openai":
         return _openai_model(target, settings)
     if provider == "scripted":
-        replies = scripted_replies(Path(target))
+        replies = scripted_replies_for(Path(target), task_id)
     elif provider == "replay":
         replies = recorded_replies(Path(target))
     else:

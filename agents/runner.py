@@ -61,7 +61,7 @@ def _context(run: RunDirectory, loaded: LoadedTask, model_spec: str, settings: P
     if listener is not None:
         transcript.subscribe(listener)
     already_served = sum(1 for event in transcript.events() if event.type is EventType.MODEL_CALL)
-    model = make_chat_model(model_spec, settings, already_served=already_served)
+    model = make_chat_model(model_spec, settings, already_served=already_served, task_id=loaded.task.id)
     client = ModelClient(model, transcript, loaded.task.limits.token_budget, retry, notice_repeats=True,
                          profile=settings.profile)
     pool = SandboxPool().warm_for(run.path / "work", loaded.task.backend)

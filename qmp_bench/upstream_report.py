@@ -142,6 +142,9 @@ class TrialFacts:
     unknown: bool
     ended_by: str
     certificate_reasons: tuple[str, ...] = ()
+    unknown_because: str = ""
+    """what kept an unknown trial from a verdict, short enough to count: the required obligations left
+    undecided (``stage: name``), else its ending"""
     input_tokens: int | None = None
     output_tokens: int | None = None
     run_problem: str | None = None
@@ -202,13 +205,17 @@ def trial_facts(record: TrialRecord, campaign: Path) -> TrialFacts:
     reasons = [reason for stage in ("programming", "scientific", "convergence", "domain_checks")
                if (latest := _latest(certificates, stage)) is not None and latest.verdict is not Verdict.CERTIFIED
                for reason in _undecided(stage, latest)] if unknown else []
+    keeping = [f"{stage}: {o.name}" for stage in ("programming", "scientific", "convergence", "domain_checks")
+               if (latest := _latest(certificates, stage)) is not None
+               for o in latest.obligations if o.required and o.outcome in UNDECIDED_OUTCOMES]
+    ended_by = str(metadata.get("ended_by") or f"status {metadata.get('status')}")
     tokens_in, tokens_out = _token_split(run)
     return TrialFacts(
         record,
         programming_passed=not unknown and programming is not None and programming.verdict is Verdict.CERTIFIED,
         scientific_passed=not unknown and scientific is not None and scientific.verdict is Verdict.CERTIFIED,
-        unknown=unknown, ended_by=str(metadata.get("ended_by") or f"status {metadata.get('status')}"),
-        certificate_reasons=tuple(reasons), input_tokens=tokens_in, output_tokens=tokens_out)
+        unknown=unknown, ended_by=ended_by, certificate_reasons=tuple(reasons),
+        unknown_because="; ".join(keeping) or ended_by if unknown else "", input_tokens=tokens_in, output_tokens=tokens_out)
 
 
 @dataclass(frozen=True)
@@ -239,7 +246,7 @@ class ReportRow:
     scientific_pass: float
     unknown_share: float
     unknown_reasons: dict[str, int]
-    """run.json's ``ended_by`` of each unknown trial -> how many"""
+    """what kept each unknown trial from a verdict (TrialFacts.unknown_because) -> how many"""
     iterations: Spread
     tokens_in: Spread
     tokens_out: Spread
@@ -279,7 +286,7 @@ def report_row(topic: str, method: str, model: str, facts: list[TrialFacts], k_v
         programming_pass=share([f.programming_passed for f in facts]),
         scientific_pass=share([f.scientific_passed for f in facts]),
         unknown_share=share([f.unknown for f in facts]),
-        unknown_reasons=dict(Counter(f.ended_by for f in facts if f.unknown).most_common()),
+        unknown_reasons=dict(Counter(f.unknown_because or f.ended_by for f in facts if f.unknown).most_common()),
         iterations=Spread.of(r.iterations for r in records),
         tokens_in=Spread.of(f.input_tokens for f in facts), tokens_out=Spread.of(f.output_tokens for f in facts),
         seconds=Spread.of(r.seconds for r in records), cost=_cost(facts, prices),

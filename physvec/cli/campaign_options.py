@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -55,3 +55,21 @@ def campaign_executor(arguments: argparse.Namespace, console: Console,
     with open_executor(arguments.executor, jobs, arguments.scheduler) as executor, \
             CampaignProgress(console, description, executor.running, executor.dashboard_link) as progress:
         yield executor, progress
+
+
+def model_problem(spec: str, task_ids: Iterable[str] = ()) -> str | None:
+    """Why trials with ``spec`` could not ask their model, or None: a bad spec, an unreachable endpoint, or a
+    ``scripted:<folder>`` without a replies file for one of the tasks.  Asked before any trial runs, so a
+    campaign exits 2 with the reason instead of recording trials that never had a model."""
+    from physvec.agents.preflight import ProviderUnreachable, preflight
+    from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
+
+    if spec == LIBRARY_SPEC:
+        return None
+    try:
+        for task_id in list(task_ids) or [None]:
+            make_chat_model(spec, ProviderSettings(), task_id=task_id)
+        preflight(spec, ProviderSettings())
+    except (ModelSpecError, ProviderUnreachable) as error:
+        return str(error)
+    return None

@@ -146,7 +146,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                     _errors.print(f"reproduce: --model library: {problem}; the run ends unknown", markup=False)
                 if spec == LIBRARY_SPEC and arguments.method != "physvec":
                     return _bad_input(f"--method {arguments.method} needs a language model to repair its script")
-                make_chat_model(spec, settings)
+                make_chat_model(spec, settings, task_id=task.id)
                 settings = _check_provider(spec, settings, retry)
                 outcome = start_run(arguments.task, spec, arguments.runs_dir, settings, retry, listener=display.on_event,
                                     method=arguments.method, substitutions=substitutions,

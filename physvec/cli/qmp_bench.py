@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from physvec.cli.arguments import output_folder
-from physvec.cli.campaign_options import add_executor_options, campaign_executor, executor_problem
+from physvec.cli.campaign_options import (
+    add_executor_options, campaign_executor, executor_problem, model_problem,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,7 +55,7 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
     status.add_argument("--campaign", type=Path, default=Path("qmp-upstream"), help="campaign folder for verdicts")
     run = actions.add_parser("run", help="compile upstream tasks into runnable ones and run the trials they lack")
     run.add_argument("dataset", type=Path)
-    run.add_argument("--tasks", default="*", help="glob over topic/file, e.g. 'qcmb/task_qcmb_1_*'")
+    run.add_argument("--tasks", default="*", help="globs over topic/file, comma-separated, e.g. 'qcmb/task_qcmb_1_*,dft_qc/*'; only these run")
     run.add_argument("--method", default="physvec", choices=METHODS)
     run.add_argument("--model", default="library", help="model spec as for reproduce (default: library)")
     run.add_argument("--trials", type=int, default=1)
@@ -80,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     from physvec.qmp_bench.runner import METHODS as LIMITS_BY_METHOD
     from physvec.qmp_bench.runner import run_campaign
     from physvec.runstore.lock import RunBusy
+    from physvec.taskfiles.loading import load_task
 
     console = Console()
     if arguments.command == "upstream":
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.model == "library" and LIMITS_BY_METHOD[arguments.method][0] != "physvec":
         console.print(f"qmp-bench: --method {arguments.method} needs a language model (--model library cannot repair)")
         return 2
-    problem = _model_problem(arguments.model)
+    problem = model_problem(arguments.model, [load_task(task.task_file).task.id for task in tasks])
     if problem:
         console.print(f"qmp-bench: --model {arguments.model}: {problem}", markup=False)
         return 2
@@ -127,21 +130,6 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"qmp-bench: {error}", markup=False)
         return 2
     return _report(campaign, campaign.records(), console)
-
-
-def _model_problem(spec: str) -> str | None:
-    """Why trials with ``spec`` could not ask their model (a bad spec, an unreachable endpoint), or None."""
-    from physvec.agents.preflight import ProviderUnreachable, preflight
-    from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
-
-    if spec == LIBRARY_SPEC:
-        return None
-    try:
-        make_chat_model(spec, ProviderSettings())
-        preflight(spec, ProviderSettings())
-    except (ModelSpecError, ProviderUnreachable) as error:
-        return str(error)
-    return None
 
 
 def _faults(campaign: FaultCampaign, tasks: list, arguments: argparse.Namespace, console: Console) -> int:

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from physvec.campaigns.executor import ExecutorUnavailable
-from physvec.cli.campaign_options import campaign_executor, executor_problem
+from physvec.cli.campaign_options import campaign_executor, executor_problem, model_problem
 from physvec.qmp_bench.campaign import Campaign, TrialRecord
 from physvec.qmp_bench.catalogue import bench_tasks
 from physvec.qmp_bench.runner import run_campaign
@@ -100,8 +100,9 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
         console.print(f"qmp-bench upstream: {problem}")
         return EXIT_BAD_INPUT
     compiled_root = arguments.out / "compiled"
+    patterns = [pattern.strip() for pattern in arguments.tasks.split(",") if pattern.strip()]
     chosen = [path for path in upstream_files(arguments.dataset)
-              if fnmatch.fnmatch(f"{topic_of(path)}/{path.name}", arguments.tasks)]
+              if any(fnmatch.fnmatch(f"{topic_of(path)}/{path.name}", pattern) for pattern in patterns)]
     if not chosen:
         console.print(f"qmp-bench upstream: no task matches {arguments.tasks!r}")
         return EXIT_BAD_INPUT
@@ -109,6 +110,8 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
 
     backends: Counter[str] = Counter()
     used: set[str] = set()
+    names: set[str] = set()
+    ids: set[str] = set()
     for path in chosen:
         try:
             task_file = compile_task(read_upstream(path), compiled_root, substitutions,
@@ -117,6 +120,8 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
             console.print(f"qmp-bench upstream: {path.name} cannot be compiled: {error}")
             return EXIT_BAD_INPUT
         loaded = load_task(task_file).task
+        names.add(f"{topic_of(path)}/{loaded.id}")
+        ids.add(loaded.id)
         backends[loaded.backend] += 1
         used.update(loaded.substitutions)
     if unused := [f"{original}={used_by}" for original, used_by in substitutions.items() if original not in used]:
@@ -126,6 +131,10 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     if problem:
         console.print(f"qmp-bench upstream: {problem}", markup=False)
         return EXIT_BAD_INPUT
+    problem = model_problem(arguments.model, sorted(ids))
+    if problem:
+        console.print(f"qmp-bench upstream: --model {arguments.model}: {problem}", markup=False)
+        return EXIT_BAD_INPUT
     campaign = Campaign(arguments.out)
 
     def progress(record: TrialRecord, done: int, total: int) -> None:
@@ -133,7 +142,8 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
 
     try:
         with campaign_executor(arguments, console, "qmp-bench upstream run") as (executor, bar):
-            run_campaign(campaign, bench_tasks("*", root=compiled_root), arguments.method, arguments.model,
+            tasks = [task for task in bench_tasks("*", root=compiled_root) if task.name in names]
+            run_campaign(campaign, tasks, arguments.method, arguments.model,
                          arguments.trials, executor, progress, bar)
     except ExecutorUnavailable as error:
         console.print(f"qmp-bench upstream: {error}", markup=False)
@@ -166,7 +176,12 @@ def _report(arguments: argparse.Namespace, console: Console) -> int:
 def _spread(spread: Spread) -> str:
     if spread.mean is None or spread.max is None:
         return "-"
-    return f"{spread.mean:.4g} / {spread.max:.4g}"
+    return f"{_number(spread.mean)} / {_number(spread.max)}"
+
+
+def _number(value: float) -> str:
+    """Token counts in whole thousands-separated numbers (14,943, not 1.494e+04); seconds and iterations short."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
 def _rate(value: float | None) -> str:

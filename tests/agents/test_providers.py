@@ -43,6 +43,18 @@ def test_scripted_model_supports_tools_and_continues_after_served_replies(tmp_pa
     assert make_chat_model(f"scripted:{path}", already_served=1).invoke(QUESTION).content == "two"
 
 
+def test_a_scripted_folder_serves_each_task_its_own_file_and_names_a_missing_one(tmp_path):
+    """One campaign, one model spec, a different fixture per task."""
+    (tmp_path / "task-a.json").write_text(json.dumps({"replies": ["for a"]}))
+    (tmp_path / "task-b.json").write_text(json.dumps(["for b"]))
+    assert make_chat_model(f"scripted:{tmp_path}", task_id="task-a").invoke(QUESTION).content == "for a"
+    assert make_chat_model(f"scripted:{tmp_path}", task_id="task-b").invoke(QUESTION).content == "for b"
+    with pytest.raises(ModelSpecError, match="holds no task-c.json for task task-c"):
+        make_chat_model(f"scripted:{tmp_path}", task_id="task-c")
+    with pytest.raises(ScriptExhausted):  # without a task the folder is only checked, and serves nothing
+        make_chat_model(f"scripted:{tmp_path}").invoke(QUESTION)
+
+
 @pytest.mark.parametrize(("spec", "words"), [
     ("gpt-4", "must look like"), ("anthropic:claude", "unknown model provider"),
     ("scripted:/absent.json", "no such file"), ("replay:/absent", "no transcript"),
