@@ -36,14 +36,15 @@ LABELS: dict[Constraint, tuple[str, ...]] = {
     "diffraction": (),
     "microscopy": (),
     "raman": (),
-    "stability": ("stable",),
+    "stability": ("stable", "metastable"),
     "band_gap": ("metal", "semiconductor", "insulator"),
-    "magnetisation": ("zero_net_moment", "net_moment"),
+    "magnetisation": ("zero_net_moment", "net_moment", "ferromagnetic", "ferrimagnetic", "antiferromagnetic",
+                      "paramagnetic", "diamagnetic"),
 }
-"""The class labels a claim may give instead of a number.  Stability has no 'unstable': with the 0.05 eV/atom
-tolerance it would contradict no reference that is not exactly on the hull, so it would check nothing.
-Magnetisation labels speak of the net spontaneous moment, the quantity the oracle checks (an antiferromagnet
-has none)."""
+"""The class labels a claim may give instead of a number.  Stability: 'stable' is on the hull within the
+reference's uncertainty, 'metastable' above it by more but within a bound (tolerances.py); there is no
+'unstable', which would say nothing a numeric hull distance does not.  Magnetisation: the net spontaneous
+moment (an antiferromagnet has none) or the magnetic state, both at the claim's temperature."""
 
 
 def _finite(value: Any) -> float:
@@ -164,6 +165,10 @@ class Claim(_Strict):
                                   description="diffraction only: the reflection the peak is assigned to")
     span: Span | None = None
     extracted_by: Literal["file", "parser", "model"] = "file"
+    temperature_K: Number | None = Field(None, ge=0, description="magnetisation only: the temperature the claim "
+                                         "is about (none: ambient, judged at 298 K)")
+    per_element: str | None = Field(None, pattern=r"^[A-Z][a-z]?$", description="muB/atom only: the moment per "
+                                    "atom of this element ('per Fe atom'); none: averaged over every atom")
 
     @model_validator(mode="after")
     def _well_formed(self) -> Claim:
@@ -180,6 +185,10 @@ class Claim(_Strict):
             raise ValueError("a labelled claim has no unit")
         if self.hkl is not None and self.constraint != "diffraction":
             raise ValueError("hkl belongs to diffraction claims only")
+        if self.temperature_K is not None and self.constraint != "magnetisation":
+            raise ValueError("temperature_K belongs to magnetisation claims only")
+        if self.per_element is not None and self.unit != "muB/atom":
+            raise ValueError("per_element belongs to muB/atom claims only")
         return self
 
 

@@ -58,3 +58,36 @@ def test_a_miller_index_must_be_a_small_integer(index):
     with pytest.raises(MalformedInput, match=r"claims\.0\.hkl\.0"):
         parse_claims_file({"item": "diffraction:Si", "claims": [{"constraint": "diffraction", "value": 28.4,
                                                                  "unit": "deg", "hkl": [index, 1, 1]}]})
+
+
+def _moment_claim(**fields) -> dict:
+    return {"constraint": "magnetisation", "value": 2.2, "unit": "muB/atom", **fields}
+
+
+def test_a_magnetisation_claim_carries_its_temperature_and_the_element_its_moment_is_per():
+    claims = parse_claims_file({"item": "magnetisation:Fe3O4",
+                                "claims": [_moment_claim(temperature_K=300, per_element="Fe")]}).claims
+    assert (claims[0].temperature_K, claims[0].per_element) == (300.0, "Fe")
+
+
+@pytest.mark.parametrize(("fields", "named"), [
+    ({"temperature_K": -1}, "temperature_K: Input should be greater than or equal to 0"),
+    ({"temperature_K": True}, "temperature_K: must be a finite number"),
+    ({"per_element": "iron"}, "per_element: String should match pattern"),
+    ({"unit": "muB/f.u.", "per_element": "Fe"}, "per_element belongs to muB/atom claims only")])
+def test_a_temperature_or_element_that_cannot_stand_is_named(fields, named):
+    with pytest.raises(MalformedInput, match=named):
+        parse_claims_file({"item": "magnetisation:Fe", "claims": [_moment_claim(**fields)]})
+
+
+def test_a_temperature_on_another_constraint_is_named_not_ignored():
+    # a temperature the band-gap oracle never reads would be a silently ignored option
+    with pytest.raises(MalformedInput, match="temperature_K belongs to magnetisation claims only"):
+        parse_claims_file({"item": "band_gap:Si", "claims": [{"constraint": "band_gap", "value": 1.1, "unit": "eV",
+                                                              "temperature_K": 300}]})
+
+
+@pytest.mark.parametrize(("constraint", "label"), [("stability", "metastable"), ("magnetisation", "antiferromagnetic"),
+                                                    ("magnetisation", "diamagnetic")])
+def test_the_agreed_class_labels_are_accepted(constraint, label):
+    assert parse_claims_file({"item": f"{constraint}:MnO", "claims": [{"constraint": constraint, "label": label}]})
