@@ -34,6 +34,14 @@ CGSV_FAMILIES = ("diffraction", "raman")
 """physvec.agents.matpcr_cgsv.FAMILIES restated: revision runs on diffraction and spectra only"""
 
 
+def _seed(text: str) -> int:
+    """A --seed: 1 to 18 ASCII digits (argparse's int would echo a 5000-digit value back whole, and accepts '²')."""
+    if not (1 <= len(text) <= 18 and text.isascii() and text.isdigit()):
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"must be 1 to 18 ASCII digits, not {shown!r}")
+    return int(text)
+
+
 def _campaign_flags(command: argparse.ArgumentParser, families: tuple[str, ...], default_id: str) -> None:
     """Model, sampling, run-folder and executor flags shared by evaluate and cgsv."""
     command.add_argument("--model", required=True,
@@ -63,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                             "$MP_API_KEY and network)")
     validate = commands.add_parser("validate-oracles", help="inject violations into correct claims; FN and FP rates")
     validate.add_argument("--n", type=int, default=20, help="claims per family and rate (default 20)")
-    validate.add_argument("--seed", type=int, default=0)
+    validate.add_argument("--seed", type=_seed, default=0)
     validate.add_argument("--family", action="append", choices=FAMILIES, help="one family (repeatable; default all)")
     validate.add_argument("--rates", default="0.1,0.3,0.5", help="comma-separated injection rates in (0, 1]")
     validate.add_argument("--json", action="store_true", help="print the rows as JSON")
@@ -78,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     detector = commands.add_parser("detector", help="train and test a text-only violation detector on oracle labels")
     detector.add_argument("runs", type=Path, nargs="*", help="evaluate run folders (each model is one source)")
     detector.add_argument("--synthetic", type=int, default=0, help="also N synthetic claims per type (three styles)")
-    detector.add_argument("--seed", type=int, default=0)
+    detector.add_argument("--seed", type=_seed, default=0)
     detector.add_argument("--out", type=Path, help="also write the table (markdown) here")
     schemas = commands.add_parser("schemas", help="export the JSON Schemas of MatPCR files")
     schemas.add_argument("--out", type=output_folder, default=Path("schemas"))

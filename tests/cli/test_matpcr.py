@@ -109,3 +109,22 @@ def test_physvec_validate_knows_a_matpcr_claims_file_and_names_the_bad_field(tmp
     bad.write_text(json.dumps({"item": "si", "claims": [{"bogus": 1}]}))
     assert physvec_main(["validate", str(bad)]) == 2
     assert "claims.0.bogus" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("seed", "shown"), [("²", "'²'"), ("9" * 5000, "(5000 characters)"), ("-1", "'-1'")])
+def test_attack_a_raman_seed_int_refuses_exits_2_in_one_line(tmp_path, capsys, seed, shown):
+    # '²'.isdigit() is true yet int('²') raises, and int() refuses more than 4300 digits: both were tracebacks
+    claims = _write(tmp_path, {"item": f"raman:Si:{seed}", "reasoning": "one line at 520.7 cm-1"})
+    assert main(["check", claims]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "item: the seed of a raman item must be 1 to 18 ASCII digits" in err
+    assert shown in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["validate-oracles"], ["detector", "--synthetic", "1"]])
+def test_attack_a_seed_flag_of_5000_digits_exits_2_without_echoing_it(capsys, command):
+    with pytest.raises(SystemExit) as stopped:
+        main([*command, "--seed", "9" * 5000])
+    err = capsys.readouterr().err
+    assert stopped.value.code == EXIT_BAD_INPUT and "--seed: must be 1 to 18 ASCII digits" in err
+    assert len(err) < 1000
