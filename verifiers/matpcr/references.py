@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from physvec.verifiers.matpcr.schema import Number
 
@@ -27,10 +27,19 @@ class _Strict(BaseModel):
 
 
 class Sourced(_Strict):
-    """One reference value and where it comes from."""
+    """One reference value and where it comes from, with its uncertainty where the source states one (the
+    oracles fall back on the per-source defaults of tolerances.py otherwise)."""
 
     value: Number
     source: str = Field(min_length=1)
+    uncertainty: Number | None = Field(None, ge=0)
+    uncertainty_source: str | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _uncertainty_named(self) -> Sourced:
+        if (self.uncertainty is None) != (self.uncertainty_source is None):
+            raise ValueError("give uncertainty and uncertainty_source together")
+        return self
 
 
 class FormationEnthalpy(Sourced):
@@ -44,10 +53,46 @@ class BandGap(Sourced):
     """a semilocal functional (LDA, GGA/PBE) underestimates gaps: bandgap.py widens such a reference upwards"""
 
 
+class RoomTemperatureMagnetisation(_Strict):
+    """A ferromagnet's saturation magnetisation at room temperature and at 0 K, as a table prints both."""
+
+    gauss_room_temperature: Number = Field(gt=0)
+    gauss_zero_kelvin: Number = Field(gt=0)
+    source: str = Field(min_length=1)
+
+    @property
+    def fraction(self) -> float:
+        """The room-temperature moment over the saturation one."""
+        return self.gauss_room_temperature / self.gauss_zero_kelvin
+
+
 class Magnetisation(Sourced):
-    """Net spontaneous moment per formula unit, in Bohr magnetons (zero for an antiferromagnet)."""
+    """Saturation (0 K) spontaneous moment per formula unit, in Bohr magnetons (zero for an antiferromagnet)."""
 
     value: Number = Field(ge=0)
+    method: Literal["experiment", "semilocal_dft"] = "experiment"
+    """a semilocal-DFT moment is spin only: magnetism.py widens it for the orbital moment it omits"""
+    room_temperature: RoomTemperatureMagnetisation | None = None
+
+
+Order = Literal["ferromagnetic", "ferrimagnetic", "antiferromagnetic", "paramagnetic", "diamagnetic"]
+ORDERED: tuple[Order, ...] = ("ferromagnetic", "ferrimagnetic", "antiferromagnetic")
+
+
+class MagneticOrder(_Strict):
+    """The magnetic state of the ground state and, for an ordered one, the temperature it ends at (Curie or
+    Neel); above it the material is paramagnetic."""
+
+    order: Order
+    ordering_temperature_K: Number | None = Field(None, gt=0)
+    source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ordering_temperature(self) -> MagneticOrder:
+        if (self.order in ORDERED) != (self.ordering_temperature_K is not None):
+            raise ValueError("an ordered state (ferro-, ferri-, antiferromagnetic) needs ordering_temperature_K, "
+                             "a para- or diamagnet has none")
+        return self
 
 
 class MaterialRecord(_Strict):
@@ -56,9 +101,17 @@ class MaterialRecord(_Strict):
     formation_enthalpy: FormationEnthalpy | None = None
     band_gap: BandGap | None = None
     magnetisation: Magnetisation | None = None
+    magnetic_order: MagneticOrder | None = None
 
     def elements(self) -> frozenset[str]:
         return frozenset(re.findall(r"[A-Z][a-z]?", self.formula))
+
+    def counts(self) -> dict[str, int]:
+        """Atoms of each element in one formula unit."""
+        found: dict[str, int] = {}
+        for element, count in re.findall(r"([A-Z][a-z]?)(\d*)", self.formula):
+            found[element] = found.get(element, 0) + int(count or 1)
+        return found
 
 
 class Snapshot(_Strict):
@@ -129,6 +182,7 @@ class MaterialsProject:
                                                  source=self._source("formation_energy_per_atom")),
             band_gap=BandGap(value=doc.band_gap, method="semilocal_dft", source=self._source("band_gap")),
             magnetisation=Magnetisation(value=abs(doc.total_magnetization_normalized_formula_units or 0.0),
+                                        method="semilocal_dft",
                                         source=self._source("total_magnetization_normalized_formula_units")))
             for doc in documents]
 
