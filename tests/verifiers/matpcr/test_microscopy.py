@@ -20,15 +20,34 @@ def test_the_field_of_view_is_the_hand_computed_one():
 
 
 @pytest.mark.parametrize(("value", "unit", "outcome"), [
-    (3.2, "um", Outcome.CERTIFIED), (3.21, "um", Outcome.FAILED), (2.5, "nm", Outcome.CERTIFIED),
+    (3.2, "um", Outcome.CERTIFIED), (3.21, "um", Outcome.FAILED), (5.0, "nm", Outcome.CERTIFIED),
     (0.0032, "mm", Outcome.CERTIFIED), (0.004, "mm", Outcome.FAILED), (50, "nm", Outcome.CERTIFIED)])
-def test_a_size_passes_between_one_pixel_and_the_diagonal(value, unit, outcome):
+def test_a_size_passes_between_two_pixels_and_the_diagonal(value, unit, outcome):
     assert judge(SEM, claim("microscopy", value, unit)).outcome is outcome
 
 
-@pytest.mark.parametrize("value", [0.0, -10.0, 1e-6, 2.4])
-def test_attack_zero_negative_and_sub_pixel_sizes_are_refused(value):
+@pytest.mark.parametrize("value", [0.0, -10.0, 1e-6, 2.4, 2.5, 4.9])
+def test_attack_zero_negative_and_sub_nyquist_sizes_are_refused(value):
+    # 2.5 nm per pixel: a feature needs two pixels, 5 nm, to be resolved (Shannon 1949)
     assert judge(SEM, claim("microscopy", value, "nm")).outcome is Outcome.FAILED
+
+
+def test_attack_lattice_fringes_below_the_nyquist_limit_are_refused():
+    # the red team's case: 0.31 nm fringes at 0.2 nm per pixel (a 20 nm bar over 100 px) span 1.55 pixels
+    tem = MicroscopyItem(constraint="microscopy", id="tem", scale_bar_px=100, scale_bar_length=20,
+                         scale_bar_unit="nm", image_width_px=2048, image_height_px=2048)
+    judgement = judge(tem, claim("microscopy", 0.31, "nm"))
+    assert judgement.outcome is Outcome.FAILED and "Nyquist" in judgement.message
+    assert judge(tem, claim("microscopy", 0.4, "nm")).outcome is Outcome.CERTIFIED
+
+
+def test_attack_a_scale_bar_longer_than_the_image_is_refused():
+    # a 2000-pixel bar cannot be drawn in a 1024-pixel-wide image; the claim would fit its implied scale
+    wide_bar = SEM.model_copy(update={"scale_bar_px": 2000.0})
+    judgement = judge(wide_bar, claim("microscopy", 50, "nm"))
+    assert judgement.outcome is Outcome.FAILED and "longer than the image is wide" in judgement.message
+    assert judge(SEM.model_copy(update={"scale_bar_px": 1024.0}), claim("microscopy", 50, "nm")).outcome is \
+        Outcome.CERTIFIED
 
 
 def test_a_refusal_shows_the_condition_not_the_field_of_view():
