@@ -14,8 +14,9 @@
                                                  held-out-type precision, recall, F1, ROC AUC, ECE
     matpcr schemas [--out FOLDER]                the JSON Schemas of claims files, claims and reasoning chains
 
-Exit status 2: an unreadable claims file, an unknown item or material, a claim of another constraint than
-its item's, or bad settings; the message names the field, never a traceback.
+Exit status 2: an unreadable claims file, an unknown item or material, an item id whose seed is not 1 to 18
+ASCII digits, a claim of another constraint than its item's, or bad settings; the message names the field,
+never a traceback.
 """
 
 from __future__ import annotations
