@@ -70,9 +70,9 @@ def test_at_a_stated_temperature_without_a_room_temperature_moment_only_the_satu
     assert outcome("Fe3O4", value=3.0, unit="muB/f.u.", temperature_K=4.2) is Outcome.FAILED
 
 
-@pytest.mark.parametrize(("value", "element", "expected"), [(1.37, "Fe", Outcome.CERTIFIED),
-                                                             (4.1, "Fe", Outcome.FAILED), (0.59, None, Outcome.CERTIFIED),
-                                                             (1.0, "Ni", Outcome.FAILED)])
+@pytest.mark.parametrize(("value", "element", "expected"), [
+    (1.37, "Fe", Outcome.CERTIFIED), (4.1, "Fe", Outcome.FAILED), (0.59, None, Outcome.CERTIFIED),
+    (1.0, "Ni", Outcome.FAILED)])
 def test_a_moment_per_atom_of_one_element_uses_that_elements_count(value, element, expected):
     # Fe3O4: 4.1 muB per formula unit is 4.1/3 = 1.37 per Fe atom and 4.1/7 = 0.59 per atom; it has no Ni
     assert outcome("Fe3O4", value=value, unit="muB/atom", per_element=element) is expected
@@ -90,8 +90,8 @@ def test_attack_mno_is_not_diamagnetic():
 @pytest.mark.parametrize(("material", "label", "expected"), [
     ("Fe3O4", "ferrimagnetic", Outcome.CERTIFIED), ("Fe3O4", "ferromagnetic", Outcome.FAILED),
     ("NiO", "antiferromagnetic", Outcome.CERTIFIED), ("Al", "paramagnetic", Outcome.CERTIFIED),
-    ("Cu", "diamagnetic", Outcome.CERTIFIED), ("Al", "diamagnetic", Outcome.FAILED), ("Fe", "ferromagnetic",
-                                                                                       Outcome.CERTIFIED)])
+    ("Cu", "diamagnetic", Outcome.CERTIFIED), ("Al", "diamagnetic", Outcome.FAILED),
+    ("Fe", "ferromagnetic", Outcome.CERTIFIED)])
 def test_the_magnetic_state_comes_from_the_reference_order(material, label, expected):
     assert outcome(material, label=label) is expected
 

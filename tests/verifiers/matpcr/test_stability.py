@@ -109,7 +109,8 @@ def test_dft_formation_energies_carry_the_default_dft_uncertainty():
     provider = OfflineSnapshot([
         MaterialRecord(id=name, formula=formula,
                        formation_enthalpy=FormationEnthalpy(value=value, unit="eV/atom", source="fixture"))
-        for name, formula, value in [("Mg", "Mg", 0.0), ("O", "O", 0.0), ("mp-a", "MgO", -3.0), ("mp-b", "MgO", -2.97)]])
+        for name, formula, value in [("Mg", "Mg", 0.0), ("O", "O", 0.0), ("mp-a", "MgO", -3.0),
+                                     ("mp-b", "MgO", -2.97)]])
     hull = hull_distance(provider.record("mp-b"), provider)
     assert hull.e_above_hull == pytest.approx(0.03) and hull.sigma == pytest.approx(math.hypot(0.024, 0.024))
     assert outcome("mp-b", provider, label="stable") is Outcome.CERTIFIED
