@@ -46,11 +46,12 @@ def resolve(claims_file: ClaimsFile, provider: ReferenceProvider) -> tuple[Item,
 
 
 def distinct(claims: list[Claim]) -> list[Claim]:
-    """Each statement once (same value, unit, label and reflection), the first occurrence kept: repeating a
-    claim the oracle accepts must not raise a response's consistency rate."""
+    """Each statement once (same value, unit, label, reflection, temperature and element), the first occurrence
+    kept: repeating a claim the oracle accepts must not raise a response's consistency rate, and a moment
+    claimed at 4 K and at 1100 K, or per atom and per Fe atom, are two statements."""
     seen, kept = set(), []
     for claim in claims:
-        key = (claim.value, claim.unit, claim.label, tuple(claim.hkl or ()))
+        key = (claim.value, claim.unit, claim.label, tuple(claim.hkl or ()), claim.temperature_K, claim.per_element)
         if key not in seen:
             seen.add(key)
             kept.append(claim)

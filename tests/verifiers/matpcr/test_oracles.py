@@ -51,3 +51,12 @@ def test_attack_repeating_an_accepted_claim_does_not_raise_the_count():
     reasoning = "(111) at 28.44°. " * 20 + "(200) at 32.96°."
     certificate = certify(claims_file("diffraction:Si", reasoning=reasoning))
     assert (certificate.summary["checkable"], certificate.summary["consistent"]) == (2, 1)
+
+
+def test_attack_hiding_a_hot_moment_behind_the_same_number_cold_is_judged_twice():
+    """Fe carries 2.22 muB per atom at 4.2 K and none above its Curie temperature (1043 K, Kittel Table 15.2):
+    the same number at 1100 K is a second statement, and it fails."""
+    cold = claim("magnetisation", 2.22, "muB/atom", temperature_K=4.2)
+    hot = claim("magnetisation", 2.22, "muB/atom", temperature_K=1100.0)
+    certificate = certify(claims_file("magnetisation:Fe", cold, hot))
+    assert [o.outcome for o in certificate.obligations] == [Outcome.CERTIFIED, Outcome.FAILED]
