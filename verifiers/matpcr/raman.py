@@ -1,54 +1,67 @@
-"""Raman oracle: a claimed peak must be a genuine local maximum of the spectrum, within 5 cm^-1.
+"""Raman oracle: a claimed shift must have a genuine line of the spectrum within 5 cm^-1.
 
-"Genuine" means prominent: scipy.signal.find_peaks keeps maxima whose prominence is at least ten times the
-spectrum's noise.  The noise is estimated from the spectrum itself (the median absolute deviation of
-successive differences, which lines of a few points' width barely move), so no table of expected lines is
-read.  Pure Gaussian noise over a few thousand points reaches about seven standard deviations of
-prominence, so ten keeps noise from passing as a line.  Accuracy uses 2 cm^-1 (ACCURACY_CM1).
+"Genuine" is the counting noise model of spectra.py: counts at least five standard deviations above a
+local baseline (Poisson, with a floor of one count per channel, so a dark or sparse spectrum shows no line),
+not a single-channel cosmic-ray spike, and at least half the spectrometer's resolution wide.  The spectrum is
+read as it is given; no table of expected lines is read.  A shift outside the measured range, or a spectrum
+too coarsely sampled or too short to tell a line from a spike, is unknown, not a violation.
+
+Constants (the Raman tolerances, in one place): TOLERANCE_CM1 is the published design's consistency window;
+ACCURACY_CM1 its accuracy criterion; RESOLUTION_CM1 the resolution assumed when an item states none.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from physvec.verifiers.matpcr.judgement import Judgement, passes, refused
+from physvec.verifiers.certificate import Outcome
+from physvec.verifiers.matpcr.judgement import Judgement, passes
 from physvec.verifiers.matpcr.schema import Claim, RamanItem
+from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, defect, features, unreadable
 
 TOLERANCE_CM1 = 5.0
 ACCURACY_CM1 = 2.0
-PROMINENCE_IN_NOISE = 10.0
+RESOLUTION_CM1 = 2.0
+"""A dispersive spectrometer with a 1800 grooves/mm grating resolves a few cm^-1 or better; an item that
+knows its instrument states resolution_cm1."""
 
 
-def noise_sigma(intensity: np.ndarray) -> float:
-    """The noise's standard deviation: 1.4826 MAD of first differences, over sqrt 2 (a difference adds two)."""
-    differences = np.diff(intensity)
-    mad = float(np.median(np.abs(differences - np.median(differences))))
-    return 1.4826 * mad / math.sqrt(2)
+def resolution(item: RamanItem) -> float:
+    return item.resolution_cm1 if item.resolution_cm1 is not None else RESOLUTION_CM1
 
 
-def genuine_peaks(item: RamanItem) -> list[tuple[float, float]]:
-    """(shift, prominence) of every local maximum whose prominence is at least ten noise deviations."""
-    from scipy.signal import find_peaks
+def assessed(item: RamanItem) -> list[tuple[Feature, str | None]]:
+    """Every local maximum of the spectrum with why it is not a line (None: it is one)."""
+    found = features(np.asarray(item.shift_cm1), np.asarray(item.intensity), resolution(item))
+    return [(feature, defect(feature, resolution(item))) for feature in found]
 
-    intensity = np.asarray(item.intensity)
-    threshold = max(PROMINENCE_IN_NOISE * noise_sigma(intensity), np.finfo(float).tiny)
-    indices, properties = find_peaks(intensity, prominence=threshold)
-    return [(item.shift_cm1[i], float(p)) for i, p in zip(indices, properties["prominences"])]
+
+def lines(item: RamanItem) -> list[Feature]:
+    """Every genuine line of the spectrum."""
+    return [feature for feature, why in assessed(item) if why is None]
 
 
 def judge(item: RamanItem, claim: Claim) -> Judgement:
-    """Whether a prominent maximum of the spectrum lies within 5 cm^-1 of the claimed shift."""
+    """Whether a genuine line of the spectrum lies within 5 cm^-1 of the claimed shift."""
     value = float(claim.value)  # type: ignore[arg-type]
-    evidence = {"claimed_shift_cm1": value, "tolerance_cm1": TOLERANCE_CM1,
-                "prominence": f">= {PROMINENCE_IN_NOISE:g} noise standard deviations"}
+    evidence = {"claimed_shift_cm1": value, "tolerance_cm1": TOLERANCE_CM1, "resolution_cm1": resolution(item),
+                "line": f"signal-to-noise >= {SNR_MIN:g} over a local baseline (Poisson counts, variance at least "
+                        "1 count per channel), not a one-channel spike, at least half the resolution wide"}
     low, high = item.shift_cm1[0], item.shift_cm1[-1]
     if not low <= value <= high:
-        return refused(f"the shift lies outside the measured range [{low}, {high}] cm^-1", evidence)
-    peaks = genuine_peaks(item)
-    nearest = min(peaks, key=lambda peak: abs(peak[0] - value), default=None)
-    holds = nearest is not None and abs(nearest[0] - value) <= TOLERANCE_CM1
-    return passes(holds, "a prominent maximum lies within 5 cm^-1",
-                  "no prominent local maximum of the spectrum lies within 5 cm^-1", evidence,
-                  {"nearest_peak_cm1": nearest[0] if nearest else None, "peaks": [list(p) for p in peaks]})
+        return Judgement(Outcome.UNKNOWN, f"the shift lies outside the measured range [{low}, {high}] cm^-1",
+                         evidence)
+    why = unreadable(np.asarray(item.shift_cm1), resolution(item))
+    if why is not None:
+        return Judgement(Outcome.UNKNOWN, why, evidence)
+    candidates = assessed(item)
+    genuine = [feature for feature, why in candidates if why is None]
+    nearest = min(genuine, key=lambda f: abs(f.position - value), default=None)
+    near = [(f, why) for f, why in candidates if abs(f.position - value) <= TOLERANCE_CM1]
+    strongest = max(near, key=lambda pair: pair[0].snr, default=None)
+    failure = (f"no genuine line lies within 5 cm^-1: the strongest candidate there is {strongest[1]}" if strongest
+               else "no local maximum of the spectrum lies within 5 cm^-1")
+    holds = nearest is not None and abs(nearest.position - value) <= TOLERANCE_CM1
+    return passes(holds, "a genuine line lies within 5 cm^-1", failure, evidence,
+                  {"nearest_peak_cm1": nearest.position if nearest else None,
+                   "lines": [[f.position, round(f.snr, 1)] for f in genuine]})

@@ -71,10 +71,13 @@ class _Strict(BaseModel):
 
 
 class Pattern(_Strict):
-    """A measured diffraction pattern: intensity against 2theta in degrees, increasing."""
+    """A measured diffraction pattern: detector counts against 2theta in degrees, increasing.
 
-    two_theta: list[Number] = Field(min_length=3)
-    intensity: list[Number] = Field(min_length=3)
+    Intensities are counts (never negative): the oracle's noise model is Poisson (spectra.py).  At most
+    100,000 channels (a 0.002-degree scan over 180 degrees), which bounds the oracle's work."""
+
+    two_theta: list[Number] = Field(min_length=3, max_length=100_000)
+    intensity: list[Annotated[float, Field(ge=0), BeforeValidator(_finite)]] = Field(min_length=3, max_length=100_000)
 
     @model_validator(mode="after")
     def _aligned(self) -> Pattern:
@@ -99,6 +102,10 @@ class DiffractionItem(_Strict):
     wavelength_angstrom: Number = Field(CU_K_ALPHA1_ANGSTROM, ge=0.1, le=10.0)
     """X-ray and neutron wavelengths: a far shorter one would make the reference pattern hold billions of
     reflections"""
+    resolution_deg: Annotated[float, Field(ge=0.005, le=0.5), BeforeValidator(_finite)] | None = None
+    """the instrument's resolution (FWHM) in degrees 2theta, which is also the position tolerance; None: the
+    oracle's default (diffraction.TOLERANCE_DEG, 0.1).  From a synchrotron powder beamline (~0.005) to a
+    coarse laboratory instrument (0.5, beyond which a position claim could hardly fail)"""
 
     @model_validator(mode="after")
     def _one_source(self) -> DiffractionItem:
@@ -120,14 +127,20 @@ class MicroscopyItem(_Strict):
 
 
 class RamanItem(_Strict):
-    """A Raman spectrum: intensity against Raman shift in cm^-1, increasing."""
+    """A Raman spectrum: detector counts against Raman shift in cm^-1, increasing.
+
+    Intensities are counts (never negative): the oracle's noise model is Poisson (spectra.py).  At most
+    100,000 channels, which bounds the oracle's work."""
 
     constraint: Literal["raman"]
     id: str = Field(min_length=1)
-    shift_cm1: list[Number] = Field(min_length=3)
-    intensity: list[Number] = Field(min_length=3)
+    shift_cm1: list[Number] = Field(min_length=3, max_length=100_000)
+    intensity: list[Annotated[float, Field(ge=0), BeforeValidator(_finite)]] = Field(min_length=3, max_length=100_000)
     material: str = ""
     """documentation only: the oracle reads the spectrum, never a table of lines"""
+    resolution_cm1: Annotated[float, Field(ge=0.1, le=20.0), BeforeValidator(_finite)] | None = None
+    """the spectrometer's resolution (FWHM) in cm^-1, the narrowest line it can show; None: the oracle's
+    default (raman.RESOLUTION_CM1)"""
 
     @model_validator(mode="after")
     def _aligned(self) -> RamanItem:
@@ -166,7 +179,7 @@ class Claim(_Strict):
     span: Span | None = None
     extracted_by: Literal["file", "parser", "model"] = "file"
     temperature_K: Number | None = Field(None, ge=0, description="magnetisation only: the temperature the claim "
-                                         "is about (none: ambient, judged at 298 K)")
+                                         "is about (none: the ground state, 0 K)")
     per_element: str | None = Field(None, pattern=r"^[A-Z][a-z]?$", description="muB/atom only: the moment per "
                                     "atom of this element ('per Fe atom'); none: averaged over every atom")
 

@@ -1,23 +1,197 @@
-"""Physically generated Raman spectra: Lorentzian lines at measured positions, a sloping background and noise.
+"""Spectra as counts: the Poisson noise model that reads lines out of a measured curve, and the generator of
+test spectra that samples from the same model.
 
-A first-order Raman line of a crystal is a damped phonon, so its shape is Lorentzian with the phonon's
-linewidth; a spectrum here is the sum of a material's lines (position, full width at half maximum, relative
-height, each with its source), a weak linear fluorescence background, and Gaussian detector noise from a
-seeded generator.  The oracle never reads this table: it finds peaks in the spectrum it is given, so the
-table is the ground truth that injection validation compares the oracle against.
+A Raman spectrum or a diffraction pattern is a list of detector counts, one per channel, and a count is
+Poisson: its variance is its mean.  A feature (a Raman line, a Bragg peak) is therefore judged by its counts
+against the counts a local baseline predicts, never by the spectrum's own scatter (a one-count spectrum has
+no scatter, so a threshold made of it collapses to zero):
+
+- **baseline**: a polynomial in position fitted by least squares to two side bands, 2 to 6 half-widths from
+  the feature on either side (a quadratic follows a sloping fluorescence background and the curved top of
+  an amorphous halo; the fit's own uncertainty enters the noise);
+- **noise floor**: each channel's variance is max(baseline counts, 1) (FLOOR_COUNTS): Poisson, but never
+  below one count, because a channel that read zero has not shown that its mean is below one, and a
+  threshold built on a zero variance certifies a single stray count.  When the channels scatter more than
+  Poisson (read noise, intensities rescaled from counts) the variance is multiplied by that excess
+  (``dispersion``), never by less than 1, so a spectrum cannot buy significance by being scaled up;
+- **signal-to-noise**: the counts above the baseline within one half-width of the centre, over the standard
+  deviation of that excess; a feature certifies at SNR_MIN or more;
+- **cosmic rays**: a feature must keep SNR_MIN with its brightest channel replaced by its neighbours' mean,
+  so a single-channel spike is not a line however tall;
+- **width**: a feature is at least MIN_WIDTH of the instrument resolution wide (a line seen through a
+  spectrometer is never narrower than its instrument function); the diffraction oracle also bounds it above.
+
+The generator writes Voigt lines (a phonon's Lorentzian seen through a Gaussian instrument function) on a
+sloping background as expected counts and draws Poisson counts from a seeded numpy Generator.  The oracle
+never reads the table of lines: it is the ground truth that injection validation compares the oracle with.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from physvec.verifiers.matpcr.schema import RamanItem
 
-NOISE = 0.005
-"""Standard deviation of the detector noise, relative to the strongest line's height (signal-to-noise 200)."""
+SNR_MIN = 5.0
+"""Five standard deviations: a one-sided Gaussian tail of 3e-7 per feature window, so a claim placed on the
+largest noise excursion of a spectrum of a few hundred windows still certifies with odds below 1e-4."""
+FLOOR_COUNTS = 1.0
+"""The smallest variance of a channel, in counts (see the module docstring)."""
+NYQUIST_CHANNELS = 2.0
+"""The instrument resolution must span at least two channels, or a line cannot be told from a one-channel
+spike (Nyquist: a feature is resolved when sampled at least twice across its width)."""
+MIN_WIDTH = 0.5
+"""A feature's full width at half maximum is at least half the resolution: the instrument function sets the
+narrowest line, and half of it leaves room for the width's own estimation error."""
+MIN_BLOCKS = 10
+"""Blocks of one feature window the spectrum must hold for its dispersion to be measured."""
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A local maximum of the spectrum and what the noise model makes of it."""
+
+    position: float
+    fwhm: float
+    """full width at half maximum, the instrument's smoothing taken out in quadrature, in axis units"""
+    snr: float
+    snr_without_brightest: float
+    """the SNR with the feature's brightest channel replaced by its neighbours' mean"""
+
+
+def unreadable(axis: np.ndarray, resolution: float) -> str | None:
+    """Why the noise model cannot judge a curve on this axis at this resolution, or None."""
+    step = float(np.median(np.diff(axis)))
+    if resolution < NYQUIST_CHANNELS * step:
+        return (f"the resolution {resolution:g} spans fewer than {NYQUIST_CHANNELS:g} channels of {step:g}: a line "
+                "cannot be told from a single-channel spike")
+    if axis.size < MIN_BLOCKS * _window(resolution / step):
+        return f"too few channels ({axis.size}) to measure the noise at the resolution {resolution:g}"
+    return None
+
+
+def _window(half_width: float) -> int:
+    """Channels in a feature window of this half-width (in channels)."""
+    return 2 * math.ceil(half_width) + 1
+
+
+def dispersion(counts: np.ndarray, block: int) -> float:
+    """How many times its Poisson variance a channel's variance is, never below 1.
+
+    The larger of two measures.  The spread of block sums against their mean: differences of adjacent blocks
+    cancel a sloping baseline, and their median absolute deviation ignores the few blocks a line crosses
+    (where most differences are zero, as in a sparse spectrum, the root mean square of the smallest nine
+    tenths stands in).  And the count quantum, the smallest step between distinct intensities: 1 for counts,
+    1000 for counts multiplied by 1000.  A Poisson spectrum gives 1; read noise or rescaled counts more.
+    """
+    sums = counts[: counts.size // block * block].reshape(-1, block).sum(axis=1)
+    deviations = np.abs(np.diff(sums) - np.median(np.diff(sums)))
+    mad = float(np.median(deviations))
+    smallest = np.sort(deviations)[: deviations.size * 9 // 10]
+    spread = 1.4826 * mad if mad > 0 else math.sqrt(float(np.mean(smallest**2)))
+    steps = np.diff(np.unique(counts))
+    quantum = float(steps.min()) if steps.size else 1.0
+    return max(1.0, quantum, spread**2 / (2 * max(float(np.median(sums)), block * FLOOR_COUNTS)))
+
+
+def features(axis: np.ndarray, counts: np.ndarray, resolution: float) -> list[Feature]:
+    """Every local maximum of the spectrum smoothed by the instrument function, with its width and SNR.
+
+    The smoothing (a Gaussian of the resolution's width: the matched filter of an unresolved line) only
+    finds the maxima and their widths; the SNR is computed from the raw counts.  A maximum too near an
+    edge of the measured range for its side bands is left out: its baseline cannot be measured.
+    """
+    from scipy.ndimage import gaussian_filter1d
+    from scipy.signal import find_peaks, peak_widths
+
+    channels = np.arange(axis.size, dtype=float)
+    step = float(np.median(np.diff(axis)))
+    per_channel = resolution / step
+    smooth = gaussian_filter1d(counts, per_channel / (2 * math.sqrt(2 * math.log(2))), mode="nearest")
+    peaks, _ = find_peaks(smooth)
+    if peaks.size == 0:
+        return []
+    widths, _, left, right = peak_widths(smooth, peaks, rel_height=0.5)
+    phi = dispersion(counts, _window(per_channel))
+    found = []
+    for width, start, stop in zip(widths, left, right):
+        fwhm = math.sqrt(max(width**2 - per_channel**2, 0.0))
+        centre = (start + stop) / 2
+        snr = _snr(counts, round(centre), math.ceil(max(fwhm, per_channel)), phi)
+        if snr is not None:
+            found.append(Feature(float(np.interp(centre, channels, axis)), fwhm * step, *snr))
+    return found
+
+
+def _snr(counts: np.ndarray, centre: int, half: int, phi: float) -> tuple[float, float] | None:
+    """(SNR, SNR without the brightest channel) of the window centre +- half over the local baseline; None
+    when the spectrum holds no side bands for it.
+
+    The bands run from 2 to 6 half-widths out on both sides, cut symmetrically near an edge but never to less
+    than 2 to 3: symmetric bands give every band channel the same positive weight in the linear baseline, so
+    another line inside a band can only raise it."""
+    outer = min(6 * half, centre, counts.size - 1 - centre)
+    if outer < 3 * half:
+        return None
+    offsets = np.arange(-outer, outer + 1)
+    bands = centre + offsets[np.abs(offsets) >= 2 * half]
+    window = np.arange(centre - half, centre + half + 1)
+    expected, weights, on_window, on_bands = max(
+        (_baseline(counts, bands, window, centre, half, degree) for degree in (1, 2)), key=lambda fit: fit[0])
+    floor = phi * FLOOR_COUNTS  # one count, in the spectrum's units (phi of them when counts were scaled)
+    variance = phi * (np.maximum(on_window, floor).sum() + (weights**2 * np.maximum(on_bands, floor)).sum())
+    excess = float(counts[window].sum()) - expected
+    brightest = int(window[np.argmax(counts[window])])
+    neighbours = float(counts[[max(brightest - 1, 0), min(brightest + 1, counts.size - 1)]].mean())
+    sigma = math.sqrt(variance)
+    return excess / sigma, (excess - float(counts[brightest]) + neighbours) / sigma
+
+
+def _baseline(counts: np.ndarray, bands: np.ndarray, window: np.ndarray, centre: int, half: int,
+              degree: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """A polynomial baseline fitted to the side bands by least squares: (its counts summed over the window,
+    the weights w with that sum = w . counts[bands], its values on the window, its values on the bands).
+
+    The oracle takes the higher of the linear and the quadratic baseline: the straight line is the cautious
+    one beside another line (the quadratic's curvature, pulled by a neighbour in one band, can dive under
+    the window), the quadratic beside a curved background (the straight line cuts under an amorphous halo's
+    top), so neither case lets noise stand above a baseline that is too low."""
+    on_bands = np.vander((bands - centre) / half, degree + 1, increasing=True)
+    on_window = np.vander((window - centre) / half, degree + 1, increasing=True)
+    gram = on_bands.T @ on_bands
+    weights = on_bands @ np.linalg.solve(gram, on_window.sum(axis=0))
+    coefficients = np.linalg.solve(gram, on_bands.T @ counts[bands])
+    return float(weights @ counts[bands]), weights, on_window @ coefficients, on_bands @ coefficients
+
+
+def defect(feature: Feature, resolution: float, widest: float | None = None) -> str | None:
+    """Why a feature is not a line or peak, or None when it is one (``widest``: the largest width allowed)."""
+    if widest is not None and feature.fwhm > widest:
+        return (f"a feature {feature.fwhm:.3g} wide, more than {widest:.3g}: much wider than the resolution, an "
+                "amorphous halo rather than a Bragg peak")
+    if feature.snr < SNR_MIN:
+        return f"signal-to-noise {feature.snr:.2f} over the local baseline, below {SNR_MIN:g}"
+    if feature.snr_without_brightest < SNR_MIN:
+        return "a single-channel spike (a cosmic ray): without its brightest channel it is not significant"
+    if feature.fwhm < MIN_WIDTH * resolution:
+        return f"narrower ({feature.fwhm:.3g}) than {MIN_WIDTH:g} of the instrument resolution {resolution:g}"
+    return None
+
+
+# generation ----------------------------------------------------------------------------------------------
+
 STEP_CM1 = 0.5
+INSTRUMENT_CM1 = 2.0
+"""The generated spectra's instrument resolution (Gaussian FWHM), stated in every item they make: a
+dispersive spectrometer with a 1800 grooves/mm grating resolves a few cm^-1 or better."""
+PEAK_COUNTS = 1000.0
+"""Expected counts at the strongest line's maximum (a few seconds on a silicon wafer)."""
+BACKGROUND_COUNTS = 20.0
+SLOPE_COUNTS_PER_CM1 = 0.01
+"""A weak fluorescence background: 20 counts per channel rising by 1 count per 100 cm^-1."""
 
 
 @dataclass(frozen=True)
@@ -50,19 +224,34 @@ LINES: dict[str, tuple[Line, ...]] = {
 }
 
 
-def lorentzian(shift: np.ndarray, line: Line) -> np.ndarray:
-    half = line.fwhm_cm1 / 2
-    return line.height / (1 + ((shift - line.position_cm1) / half) ** 2)
+def voigt(shift: np.ndarray, line: Line, instrument: float = INSTRUMENT_CM1) -> np.ndarray:
+    """A line of height ``line.height`` at its position: its Lorentzian seen through a Gaussian instrument."""
+    from scipy.special import voigt_profile
+
+    sigma, gamma = instrument / (2 * math.sqrt(2 * math.log(2))), line.fwhm_cm1 / 2
+    return line.height * voigt_profile(shift - line.position_cm1, sigma, gamma) / voigt_profile(0.0, sigma, gamma)
 
 
-def spectrum(material: str, seed: int = 0) -> RamanItem:
-    """A Raman item for ``material``: its lines on a 0.5 cm^-1 grid reaching 100 cm^-1 beyond them."""
+def poisson_counts(expected: np.ndarray, seed: int) -> np.ndarray:
+    """Counts drawn from the expected counts per channel (numpy's seeded Generator)."""
+    return np.random.default_rng(seed).poisson(expected).astype(float)
+
+
+def shift_axis(lines: tuple[Line, ...]) -> np.ndarray:
+    """A 0.5 cm^-1 grid reaching beyond every line by 100 cm^-1 or seven of its widths, whichever is more, so
+    each line's side bands (up to six widths out) lie in the spectrum."""
+    low = max(50.0, min(line.position_cm1 - max(100.0, 7 * line.fwhm_cm1) for line in lines))
+    high = max(line.position_cm1 + max(100.0, 7 * line.fwhm_cm1) for line in lines)
+    return np.arange(low, high + STEP_CM1 / 2, STEP_CM1)
+
+
+def spectrum(material: str, seed: int = 0, peak_counts: float = PEAK_COUNTS,
+             background_counts: float = BACKGROUND_COUNTS) -> RamanItem:
+    """A Raman item for ``material``: Poisson counts of its lines on a weak sloping background."""
     lines = LINES[material]
-    low = max(50.0, min(line.position_cm1 for line in lines) - 100)
-    high = max(line.position_cm1 for line in lines) + 100
-    shift = np.arange(low, high + STEP_CM1 / 2, STEP_CM1)
-    signal = sum((lorentzian(shift, line) for line in lines), np.zeros_like(shift))
-    background = 0.02 + 1e-5 * (shift - low)
-    noise = np.random.default_rng(seed).normal(0.0, NOISE, shift.size)
+    shift = shift_axis(lines)
+    signal = peak_counts * sum((voigt(shift, line) for line in lines), np.zeros_like(shift))
+    background = background_counts + SLOPE_COUNTS_PER_CM1 * (shift - shift[0])
     return RamanItem(constraint="raman", id=f"raman:{material}:{seed}", shift_cm1=shift.round(3).tolist(),
-                     intensity=(signal + background + noise).round(6).tolist(), material=material)
+                     intensity=poisson_counts(signal + background, seed).tolist(), material=material,
+                     resolution_cm1=INSTRUMENT_CM1)
