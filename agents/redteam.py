@@ -93,12 +93,16 @@ from physvec.verifiers.scientific.integrity import typed_values_obligation
 from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
 from physvec.verifiers.scientific.reference import reference_obligations
 
-CHECKERS = ("dualitycert", "phact", "pipeline")
+CHECKERS = ("dualitycert", "phact", "pipeline", "matpcr")
 DEFAULT_TRIALS = 300
 RECORDS_FILE = "records.jsonl"
 TABLE_FILE = "redteam.md"
 COLUMNS = ("false_certificate", "false_impossible", "crash", "unknown", "false_alarm")
 HEADINGS = ("false certificates", "false impossibilities", "crashes", "unknowns", "false alarms")
+TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "matpcr": (("false_certificate", "false_refusal", "crash", "hang", "unknown"),
+               ("false certificates", "false refusals", "crashes", "hangs", "unknowns"))}
+"""(columns, headings) of a checker whose table differs from COLUMNS and HEADINGS"""
 DETAIL_CHARS = 600
 
 
@@ -123,6 +127,10 @@ class TrialRecord(BaseModel):
     crash: bool = False
     unknown: bool = False
     false_alarm: bool = False
+    false_refusal: bool = False
+    """a right claim failed or refused (matpcr)"""
+    hang: bool = False
+    """no answer within the checker's time bound (matpcr)"""
     detail: str = ""
     input: dict[str, Any]
     """what the checker was given, enough to reproduce the trial by hand"""
@@ -149,6 +157,8 @@ class Judged:
     crash: bool = False
     unknown: bool = False
     false_alarm: bool = False
+    false_refusal: bool = False
+    hang: bool = False
     detail: str = ""
     input: dict[str, Any] = field(default_factory=dict)
 
@@ -1188,10 +1198,26 @@ def pipeline_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
 
 # -- the campaign ------------------------------------------------------------------------------------------
 
+MATPCR_CLASSES = ("honest_poisson_lines", "dark_spectrum", "sparse_poisson_counts", "cosmic_ray_spike",
+                  "smoothing_bump", "amorphous_halo", "line_outside_measured_range", "near_miss_bragg",
+                  "stability_above_hull", "band_gap_value_off", "moment_value_off", "wrong_magnetic_ordering",
+                  "moment_above_transition", "sub_nyquist_feature", "parser_temperature",
+                  "parser_uncertainty_and_width", "parser_theta_vs_two_theta", "parser_number_formats",
+                  "parser_per_atom", "parser_formation_vs_hull", "parser_negation", "parser_microscopy_lengths",
+                  "malformed_inputs", "pathological_text", "extreme_wavelength")
+"""Claims files against `matpcr check`, judged by an independent truth: physvec.agents.redteam_matpcr."""
+
+
+def matpcr_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
+    from physvec.agents.redteam_matpcr import matpcr_trial as trial  # it builds on this module
+
+    return trial(kind, rng, scratch)
+
+
 CLASSES: dict[str, tuple[str, ...]] = {"dualitycert": DUALITY_CLASSES, "phact": PHACT_CLASSES,
-                                       "pipeline": PIPELINE_CLASSES}
+                                       "pipeline": PIPELINE_CLASSES, "matpcr": MATPCR_CLASSES}
 TRIALS: dict[str, Callable[..., Judged]] = {"dualitycert": dualitycert_trial, "phact": phact_trial,
-                                             "pipeline": pipeline_trial}
+                                             "pipeline": pipeline_trial, "matpcr": matpcr_trial}
 
 
 def trial_rng(checker: str, seed: int, trial: int) -> random.Random:
@@ -1221,8 +1247,8 @@ def run_trial(checker: str, seed: int, trial: int, scratch_root: Path) -> TrialR
     return TrialRecord(checker=checker, seed=seed, trial=trial, kind=kind, variant=judged.variant[:300],
                        verdict=judged.verdict, truth=judged.truth, false_certificate=judged.false_certificate,
                        false_impossible=judged.false_impossible, crash=judged.crash, unknown=judged.unknown,
-                       false_alarm=judged.false_alarm, detail=judged.detail[:DETAIL_CHARS * 3], input=judged.input,
-                       seconds=round(time.monotonic() - started, 3))
+                       false_alarm=judged.false_alarm, false_refusal=judged.false_refusal, hang=judged.hang,
+                       detail=judged.detail[:DETAIL_CHARS * 3], input=judged.input, seconds=round(time.monotonic() - started, 3))
 
 
 def run_checker(checker: str, trials: int, seed: int, out: Path,
@@ -1255,12 +1281,13 @@ def recorded(out: Path) -> list[TrialRecord]:
 
 # -- tables ------------------------------------------------------------------------------------------------
 
-def summarise(records: list[TrialRecord], classes: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+def summarise(records: list[TrialRecord], classes: tuple[str, ...] = (),
+              columns: tuple[str, ...] = COLUMNS) -> dict[str, dict[str, Any]]:
     """Per class (in ``classes`` order, then any other) and over all: trials and each column's count."""
     names = [*classes, *sorted({r.kind for r in records} - set(classes))]
     groups = {name: [r for r in records if r.kind == name] for name in names}
     groups["all"] = list(records)
-    return {name: {"trials": len(group), **{column: sum(getattr(r, column) for r in group) for column in COLUMNS}}
+    return {name: {"trials": len(group), **{column: sum(getattr(r, column) for r in group) for column in columns}}
             for name, group in groups.items()}
 
 
@@ -1271,15 +1298,20 @@ def cell(count: int, trials: int) -> str:
 
 
 def markdown_table(checker: str, records: list[TrialRecord]) -> str:
-    summary = summarise(records, CLASSES.get(checker, ()))
-    lines = [f"### {checker}", "", "| class | trials | " + " | ".join(HEADINGS) + " |", "|---" * (len(HEADINGS) + 2) + "|"]
+    columns, headings = TABLE_COLUMNS.get(checker, (COLUMNS, HEADINGS))
+    summary = summarise(records, CLASSES.get(checker, ()), columns)
+    lines = [f"### {checker}", "", "| class | trials | " + " | ".join(headings) + " |", "|---" * (len(headings) + 2) + "|"]
     for name, row in summary.items():
         shown = f"**{name}**" if name == "all" else name
         lines.append(f"| {shown} | {row['trials']} | "
-                     + " | ".join(cell(row[column], row["trials"]) for column in COLUMNS) + " |")
-    bad = [r for r in records if r.false_verdict or r.crash]
+                     + " | ".join(cell(row[column], row["trials"]) for column in columns) + " |")
+    if checker in TABLE_COLUMNS and records:
+        slowest = max(records, key=lambda r: r.seconds)
+        lines += ["", f"Slowest trial: {slowest.seconds:.2f} s (trial {slowest.trial}, {slowest.kind})."]
+    bad = [r for r in records if r.false_verdict or r.crash or r.hang or r.false_refusal]
     if bad:
-        lines += ["", "False verdicts and crashes (trial, class, variant, verdict, truth, detail):", ""]
+        also = " (with hangs and false refusals)" if checker in TABLE_COLUMNS else ""
+        lines += ["", f"False verdicts and crashes{also} (trial, class, variant, verdict, truth, detail):", ""]
         lines += [f"- {r.trial} {r.kind}: {r.variant}; verdict {r.verdict}, truth {r.truth}; {r.detail[:300]}"
                   for r in bad[:20]]
         if len(bad) > 20:
@@ -1288,8 +1320,8 @@ def markdown_table(checker: str, records: list[TrialRecord]) -> str:
 
 
 def clean(records: list[TrialRecord]) -> bool:
-    """No false certificate, no false impossibility, no crash."""
-    return not any(r.false_verdict or r.crash for r in records)
+    """No false certificate, no false impossibility, no crash, no hang."""
+    return not any(r.false_verdict or r.crash or r.hang for r in records)
 
 
 def write_report(out: Path, tables: dict[str, str], seed: int) -> Path:

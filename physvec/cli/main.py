@@ -263,7 +263,8 @@ def _physvec_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--timeout", type=float, default=10.0, help="seconds the endpoint may take to answer")
     redteam = commands.add_parser("redteam", help="seeded adversarial trials against the checkers, judged by an "
                                                   "independent ground truth (exit 1 on a false verdict or crash)")
-    redteam.add_argument("--checker", choices=["dualitycert", "phact", "pipeline"], help="one checker (default: all)")
+    redteam.add_argument("--checker", choices=["dualitycert", "phact", "pipeline", "matpcr"],
+                         help="one checker (default: all)")
     redteam.add_argument("--trials", type=int, default=300, help="trials per checker, classes round-robin")
     redteam.add_argument("--seed", type=int, default=0)
     redteam.add_argument("--out", type=output_folder, default=Path("runs/redteam"), help="records.jsonl and redteam.md")

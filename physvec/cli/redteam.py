@@ -1,12 +1,14 @@
 """`physvec redteam`: the standing red team against the checkers (physvec.agents.redteam).
 
-    physvec redteam [--checker dualitycert|phact|pipeline] [--trials N] [--seed S] [--out DIR]
+    physvec redteam [--checker dualitycert|phact|pipeline|matpcr] [--trials N] [--seed S] [--out DIR]
 
-Per checker (all three without --checker) it runs trials 0 .. N-1 of seed S, skipping those already recorded
+Per checker (all four without --checker) it runs trials 0 .. N-1 of seed S, skipping those already recorded
 in DIR/records.jsonl, prints per class the trials, false certificates, false impossibilities, crashes,
-unknowns and false alarms with Wilson 95% intervals, and writes the tables to DIR/redteam.md.
+unknowns and false alarms with Wilson 95% intervals, and writes the tables to DIR/redteam.md.  The matpcr
+table counts false certificates, false refusals (a right claim failed or refused), crashes, hangs (no answer
+from `matpcr check` within 5 s) and unknowns, and names its slowest trial.
 
-Exit status: 0 when every checker run has no false verdict and no crash, 1 otherwise, 2 on bad input.
+Exit status: 0 when every checker run has no false verdict, no crash and no hang, 1 otherwise, 2 on bad input.
 """
 
 from __future__ import annotations

@@ -1,0 +1,376 @@
+"""The MatPCR red team's reasoning texts and hostile inputs: the parser classes (a text's truth is that of the
+statements it makes; the temperatures, widths, errors and working distances in it are not claims) and the
+crash and hang classes (malformed ids and numbers, pathological texts, extreme wavelengths).  Truth comes from
+redteam_matpcr_truth only.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from physvec.agents.redteam_matpcr_cases import (
+    RAMAN_LINES, Case, claim, claims_file, hkl_text, name, near_miss, pick, raman_spectrum, spectrum_item,
+    strong_reflection,
+)
+from physvec.agents.redteam_matpcr_values import length_text, micrograph, temperature
+from physvec.agents.redteam_matpcr_truth import (
+    CORUNDUM, CORUNDUM_CELL, CORUNDUM_STRONG, CUBIC, ENTHALPIES, GAP_CLASSES, GAPS, MAGNETIC, MAGNETIC_ATOMS, MOMENTS,
+    Truth, bragg_two_theta, cubic_reflections, diffraction_truth, e_above_hull, feature_truth,
+    formation_energy_per_atom, gap_class_truth, gap_truth, hexagonal_d, hull_distance_truth, line_truth,
+    moment_truth, order_truth, stable_truth,
+)
+
+
+def combined(*truths: Truth) -> str:
+    """A text is wrong when any statement is, right when all are; '' (undecided) otherwise."""
+    if "wrong" in truths:
+        return "wrong"
+    return "right" if truths and all(t == "right" for t in truths) else ""
+
+
+def _text_case(variant: str, item: dict | str, text: str, truth: str, why: str) -> Case:
+    return Case(f"{variant}: {text[:120]}", claims_file(item, reasoning=text), truth, why)
+
+
+def _bragg(rng: random.Random) -> tuple[str, tuple[int, int, int], float]:
+    material = pick(rng, tuple(CUBIC))
+    reflection = strong_reflection(rng, material)
+    return material, reflection.hkl, reflection.two_theta
+
+
+def parser_temperature(rng: random.Random) -> Case | None:
+    """Temperatures in °C beside a 2theta (one of them at a real peak's number), and magnetic order at a °C."""
+    material, hkl, angle = _bragg(rng)
+    mode = pick(rng, ("anneal_right", "anneal_wrong", "temperature_at_a_peak", "order_in_celsius"))
+    item = f"diffraction:{material}"
+    if mode in ("anneal_right", "anneal_wrong"):
+        claimed = round(angle, 2) if mode == "anneal_right" else near_miss(rng, angle)
+        text = (f"The film was annealed at {pick(rng, (300, 450, 600, 900))} °C and measured at 25 °C. The "
+                f"{hkl_text(hkl)} reflection of {name(material)} appears at 2θ = {claimed:.2f}°.")
+        truth = diffraction_truth(material, claimed, hkl=hkl) or ""
+    elif mode == "temperature_at_a_peak":
+        peaks = [r for r in cubic_reflections(material, up_to_deg=45) if r.two_theta >= 20 and r.strong]
+        if not peaks:
+            return None
+        other = strong_reflection(rng, material)
+        theta = round(other.two_theta / 2 + pick(rng, (-1, 1)) * rng.uniform(0.15, 0.3), 2)
+        text = (f"Measured at {peaks[0].two_theta:.1f} °C, the Bragg angle θ of the {hkl_text(other.hkl)} "
+                f"reflection is {theta:.2f}°.")
+        truth = diffraction_truth(material, 2 * theta, hkl=other.hkl) or ""
+    else:
+        material = pick(rng, [m for m, magnetic in MAGNETIC.items() if magnetic.transition_K and magnetic.transition_K > 250])
+        written, kelvin, _ = temperature(rng, float(MAGNETIC[material].transition_K), celsius=True)
+        item, ground = f"magnetisation:{material}", MAGNETIC[material].ground
+        text = f"At {written}, {name(material)} is {ground}."
+        truth = order_truth(material, ground, kelvin) or ""
+    return _text_case(mode, item, text, truth, "temperatures are not angles; °C + 273.15 = K")
+
+
+def parser_uncertainty_and_width(rng: random.Random) -> Case:
+    """'± 0.05°', a FWHM in degrees or cm^-1 and a range beside the claimed position."""
+    mode = pick(rng, ("xrd_right", "xrd_wrong", "xrd_range", "raman_right", "raman_wrong"))
+    if mode.startswith("raman"):
+        material = pick(rng, tuple(RAMAN_LINES))
+        spectrum = raman_spectrum(rng, material)
+        line = max(spectrum.lines, key=lambda line: line.height)
+        position = line.position if mode == "raman_right" else \
+            float(spectrum.axis[rng.randrange(10, spectrum.axis.size - 10)])
+        text = (f"The {name(material)} band at {position:.1f} ± 0.5 cm⁻¹ has a FWHM of {line.fwhm:.1f} cm⁻¹ "
+                f"and a width uncertainty of 0.3 cm⁻¹.")
+        item = spectrum_item(spectrum, True, material)
+        return _text_case(mode, item, text, line_truth(spectrum, round(position, 1)) or "",
+                          f"lines put there: {[round(x.position, 1) for x in spectrum.lines]}")
+    material, hkl, angle = _bragg(rng)
+    claimed = round(angle, 2) if mode != "xrd_wrong" else near_miss(rng, angle)
+    if mode == "xrd_range":
+        text = f"The {hkl_text(hkl)} peak of {name(material)} lies between {claimed - 0.03:.2f} and {claimed + 0.03:.2f}°."
+    else:
+        text = (f"{name(material)} shows its {hkl_text(hkl)} reflection at 2θ = {claimed:.2f} ± 0.05°, with a FWHM of "
+                f"{rng.uniform(0.08, 0.2):.2f}°.")
+    return _text_case(mode, f"diffraction:{material}", text, diffraction_truth(material, claimed, hkl=hkl) or "",
+                      f"Bragg's law: {hkl_text(hkl)} at {angle:.2f} deg")
+
+
+def parser_theta_vs_two_theta(rng: random.Random) -> Case:
+    """theta written for the Bragg angle (right and wrong), '2-θ = 60°' beside a right peak, '2-theta = ...'."""
+    material, hkl, angle = _bragg(rng)
+    mode = pick(rng, ("theta_right", "both_right", "dashed_two_theta_wrong", "theta_wrong", "two_theta_words"))
+    if mode == "theta_right":
+        theta = round(angle / 2, 2)
+        text, truth = f"The Bragg angle θ of the {name(material)} {hkl_text(hkl)} reflection is {theta:.2f}°.", \
+            diffraction_truth(material, 2 * theta, hkl=hkl)
+    elif mode == "both_right":
+        text, truth = (f"For {name(material)} {hkl_text(hkl)}: 2θ = {angle:.2f}°, so θ = {angle / 2:.2f}°.",
+                       diffraction_truth(material, round(angle, 2), hkl=hkl))
+    elif mode == "dashed_two_theta_wrong":
+        bad = rng.randint(25, 88)
+        text = f"{name(material)} shows {hkl_text(hkl)} at {angle:.2f}° and a second reflection at 2-θ = {bad}°."
+        truth = combined(diffraction_truth(material, round(angle, 2), hkl=hkl), diffraction_truth(material, bad))
+    elif mode == "theta_wrong":
+        text = f"The {hkl_text(hkl)} reflection of {name(material)} lies at θ = {angle:.2f}°."
+        truth = diffraction_truth(material, 2 * round(angle, 2), hkl=hkl)
+    else:
+        text = f"At 2-theta = {angle:.2f} degrees we index the {hkl_text(hkl)} reflection of {name(material)}."
+        truth = diffraction_truth(material, round(angle, 2), hkl=hkl)
+    return _text_case(mode, f"diffraction:{material}", text, truth or "", f"Bragg's law: {hkl_text(hkl)} at {angle:.2f} deg")
+
+
+def _comma(value: float, digits: int) -> str:
+    return f"{value:.{digits}f}".replace(".", ",")
+
+
+def parser_number_formats(rng: random.Random) -> Case:
+    """Decimal commas ('47,30°', '1,12 eV') and exponents ('1e-3 eV/atom', '5.207e2 cm-1')."""
+    mode = pick(rng, ("comma_angle", "comma_gap", "exponent_hull", "exponent_raman"))
+    if mode == "comma_angle":
+        material, hkl, angle = _bragg(rng)
+        claimed = round(angle, 2) if rng.random() < 0.5 else near_miss(rng, angle)
+        return _text_case(mode, f"diffraction:{material}", f"{name(material)}: Reflex {hkl_text(hkl)} bei 2θ = "
+                          f"{_comma(claimed, 2)}°.", diffraction_truth(material, claimed, hkl=hkl) or "",
+                          f"Bragg's law: {angle:.2f} deg")
+    if mode == "comma_gap":
+        material = pick(rng, [m for m in GAPS if GAPS[m].value > 0])
+        gap = GAPS[material]
+        value = round(gap.value if rng.random() < 0.5 else gap.value * pick(rng, (0.6, 1.5)) + 0.3, 2)
+        return _text_case(mode, f"band_gap:{material}", f"{name(material)} has a band gap of {_comma(value, 2)} eV.",
+                          gap_truth(material, value) or "", f"measured {gap.value} +- {gap.spread} eV")
+    if mode == "exponent_hull":
+        material = pick(rng, ("TiO2-anatase", "FeO", "MgO", "ZnO", "Al2O3-corundum"))
+        above = e_above_hull(material)
+        value = float(f"{above:.1e}") if above > 0.01 and rng.random() < 0.6 else pick(rng, (1e-3, 4e-2))
+        written = pick(rng, (f"{value:.1e}", f"{value:g}"))
+        return _text_case(mode, f"stability:{material}", f"{name(material)} lies {written} eV/atom above the convex hull.",
+                          hull_distance_truth(material, value) or "", f"our hull: {above:.4f} eV/atom")
+    material = pick(rng, tuple(RAMAN_LINES))
+    spectrum = raman_spectrum(rng, material)
+    line = max(spectrum.lines, key=lambda line: line.height)
+    claimed = line.position if rng.random() < 0.6 else line.position + pick(rng, (-1, 1)) * rng.uniform(40, 80)
+    return _text_case(mode, spectrum_item(spectrum, True, material),
+                      f"The strongest band of {name(material)} lies at {claimed:.4e} cm-1.",
+                      line_truth(spectrum, float(f"{claimed:.4e}")) or "", f"line put at {line.position}")
+
+
+def parser_per_atom(rng: random.Random) -> Case:
+    """Moments per Fe atom of magnetite (4.1 muB per formula unit is 1.37 per Fe) and per atom of the elements."""
+    material = pick(rng, tuple(MAGNETIC_ATOMS))
+    atom, count = MAGNETIC_ATOMS[material]
+    moment = MOMENTS[material].value
+    per_atom = round(moment / count * (1 if rng.random() < 0.5 else pick(rng, (count if count > 1 else 1.12, 0.88))), 2)
+    form = pick(rng, ("per {a} atom", "per {a}", "μB/{a}"))
+    text = f"{name(material)} carries {per_atom:.2f} {'' if form.startswith('μB') else 'μB '}{form.format(a=atom)}."
+    if rng.random() < 0.4:
+        text += f" That is {per_atom * count:.2f} Bohr magnetons per formula unit."
+    return _text_case("per_atom", f"magnetisation:{material}", text, moment_truth(material, per_atom * count) or "",
+                      f"{moment} muB per formula unit ({count} {atom} atoms)")
+
+
+ON_HULL = tuple(m for m in ENTHALPIES if stable_truth(m) == "right")
+ABOVE_HULL = tuple(m for m in ENTHALPIES if stable_truth(m) == "wrong")
+
+
+def parser_formation_vs_hull(rng: random.Random) -> Case:
+    """A formation energy per atom (-3.12 eV/atom for MgO) beside a hull statement."""
+    mode = pick(rng, ("on_hull_right", "metastable_right", "stable_wrong", "distance_wrong"))
+    material = pick(rng, ABOVE_HULL if mode in ("metastable_right", "stable_wrong") else ON_HULL)
+    formation, above = formation_energy_per_atom(material), e_above_hull(material)
+    written = name(material)
+    if mode == "on_hull_right":
+        text, truth = f"The formation energy of {written} is {formation:.2f} eV/atom, and it lies on the convex hull.", \
+            stable_truth(material)
+    elif mode == "metastable_right":
+        text = f"{written} (formation enthalpy {formation:.2f} eV/atom) is metastable, {above * 1000:.0f} meV/atom above the hull."
+        truth = hull_distance_truth(material, round(above * 1000) / 1000)
+    elif mode == "stable_wrong":
+        text, truth = f"With a formation energy of {formation:.2f} eV/atom, {written} is thermodynamically stable.", \
+            stable_truth(material)
+    else:
+        distance = round(rng.uniform(0.03, 0.045), 3)
+        text = f"{written} has a formation energy of {formation:.2f} eV/atom and lies {distance} eV/atom above the hull."
+        truth = hull_distance_truth(material, distance)
+    return _text_case(mode, f"stability:{material}", text, truth or "", f"our hull: {above:.4f} eV/atom above")
+
+
+def parser_negation(rng: random.Random) -> Case:
+    """'never an insulator', 'not a metal but a semiconductor', 'not antiferromagnetic', 'a band gap is absent'."""
+    mode = pick(rng, ("never_insulator", "not_metal_but", "never_semiconductor", "not_insulator", "gap_absent",
+                      "not_ferromagnetic", "not_antiferromagnetic", "never_ferromagnetic"))
+    metals, semis, insulators = GAP_CLASSES["metal"], GAP_CLASSES["semiconductor"], GAP_CLASSES["insulator"]
+    if mode in ("never_insulator", "gap_absent"):
+        material = pick(rng, [m for m in metals if m in GAPS])
+        text = (f"{name(material)} is never an insulator; it is a metal." if mode == "never_insulator" else
+                f"A band gap is absent in {name(material)}: it is a metal.")
+        truth = combined(gap_class_truth(material, "insulator", negated=True), gap_class_truth(material, "metal"))
+    elif mode == "not_metal_but":
+        material = pick(rng, semis)
+        text = f"{name(material)} is not a metal but a semiconductor."
+        truth = combined(gap_class_truth(material, "metal", negated=True), gap_class_truth(material, "semiconductor"))
+    elif mode == "never_semiconductor":
+        material = pick(rng, semis)
+        text, truth = f"{name(material)} is never a semiconductor.", gap_class_truth(material, "semiconductor", True)
+    elif mode == "not_insulator":
+        material = pick(rng, insulators)
+        text, truth = f"{name(material)} is not an insulator.", gap_class_truth(material, "insulator", True)
+    else:
+        order = {"not_ferromagnetic": "ferromagnetic", "never_ferromagnetic": "ferromagnetic",
+                 "not_antiferromagnetic": "antiferromagnetic"}[mode]
+        pool = {"not_ferromagnetic": ("Si", "Cu", "NaCl", "MgO", "NiO"), "never_ferromagnetic": ("Fe", "Co", "Ni"),
+                "not_antiferromagnetic": ("NiO", "MnO", "Fe", "Cu")}[mode]
+        material = pick(rng, pool)
+        word = "never" if mode.startswith("never") else "not"
+        text = f"{name(material)} is {word} {order}."
+        truth = order_truth(material, order, negated=True) or ""
+        return _text_case(mode, f"magnetisation:{material}", text, truth, f"{material} is {MAGNETIC[material].ground}")
+    return _text_case(mode, f"band_gap:{material}", text, truth or "", f"{material} is undisputedly in its class")
+
+
+def parser_microscopy_lengths(rng: random.Random) -> Case:
+    """A working distance in mm, a scale bar's own length and a feature within 60 characters after it."""
+    item, pixel = micrograph(rng)
+    width, height = item["image_width_px"], item["image_height_px"]
+    small, small_unit = length_text(pixel * rng.uniform(0.5, 1.9))
+    fits, fits_unit = length_text(pixel * np.exp(rng.uniform(np.log(4), np.log(0.7 * min(width, height)))))
+    huge, huge_unit = length_text(pixel * np.hypot(width, height) * rng.uniform(2, 6))
+    bar = f"{item['scale_bar_length']} {'µm' if item['scale_bar_unit'] == 'um' else 'nm'}"
+    mode = pick(rng, ("working_distance_right", "scale_bar_then_small", "scale_bar_right", "fringes_small",
+                      "working_distance_huge"))
+    sentences = {
+        "working_distance_right": (f"Imaged at a working distance of {rng.randint(4, 15)} mm, the particles measure "
+                                   f"{fits} {fits_unit} across.", [(fits, fits_unit)]),
+        "scale_bar_then_small": (f"With the {bar} scale bar, grains of {small} {small_unit} are resolved, and the "
+                                 f"largest particle measures {fits} {fits_unit}.", [(small, small_unit), (fits, fits_unit)]),
+        "scale_bar_right": (f"The scale bar is {bar} long; the particles are {fits} {fits_unit} in diameter.",
+                            [(fits, fits_unit)]),
+        "fringes_small": (f"Periodic features with a spacing of {small} {small_unit} are resolved.",
+                          [(small, small_unit)]),
+        "working_distance_huge": (f"At a working distance of {rng.randint(4, 15)} mm, one grain of {huge} {huge_unit} "
+                                  f"spans the image.", [(huge, huge_unit)]),
+    }
+    text, sizes = sentences[mode]
+    truths = [feature_truth(pixel, width, height, value * {"nm": 1, "um": 1e3, "mm": 1e6}[unit]) for value, unit in sizes]
+    return _text_case(mode, item, text.replace(" um", " µm"), combined(*truths),
+                      f"{pixel:.3g} nm per pixel, image {width}x{height} px (at least 2 px to be resolved)")
+
+
+# -- crashes and hangs ------------------------------------------------------------------------------------
+
+MALFORMED_IDS = ("raman:Si:²", "raman:Si:¹²", "raman:Si:٣", "raman:Si:１２", "raman:Si:𝟗", "raman:Si:-1",
+                 "raman:Si:+3", "raman:Si: 7", "raman:Si:1.5", "raman:Si:0x1f", "raman:Si:1_0", "raman:Si:3:4",
+                 "raman:", "diffraction:", "diffraction:Si:1", "diffraction:si", "", ":", "stability:",
+                 "band_gap:Unobtainium", "microscopy:")
+"""ids off the documented grammar CONSTRAINT:NAME[:SEED] (a seed of ASCII digits), or naming nothing"""
+POISONS = ("NaN", "Infinity", "-Infinity", "1e400", "true", "1" + "0" * 400, '"28.44"', "null")
+WRONG_CLAIM = {"raman": claim("raman", value=470.0, unit="cm-1"), "diffraction": claim("diffraction", value=40.0, unit="deg"),
+               "stability": claim("stability", value=0.5, unit="eV/atom"), "band_gap": claim("band_gap", value=9.0, unit="eV"),
+               "microscopy": claim("microscopy", value=1e-3, unit="nm"), "": claim("raman", value=470.0, unit="cm-1")}
+"""a claim no item of the kind supports (Si has no first-order Raman line at 470 cm^-1, no reflection at 40 deg)"""
+
+
+def malformed_inputs(rng: random.Random) -> Case:
+    """`raman:Si:²`, a 5000-digit seed, NaN and 1e400 in place of a number, a 101st Miller index, a wavelength of
+    0.05 A: each must be refused (exit 2) or judged, never a traceback, and never certified."""
+    mode = pick(rng, ("id", "id", "huge_seed", "poisoned_number", "out_of_range"))
+    if mode in ("id", "huge_seed"):
+        item = pick(rng, MALFORMED_IDS) if mode == "id" else "raman:Si:" + str(rng.randint(1, 9)) * pick(rng, (30, 400, 5000))
+        kind = item.partition(":")[0]
+        text = claims_file(item, (WRONG_CLAIM.get(kind, WRONG_CLAIM[""]),))
+        return Case(f"{mode}: {item[:40]}", text, "malformed" if mode == "id" else "wrong",
+                    "off the id grammar" if mode == "id" else "a Si spectrum has no line at 470 cm^-1")
+    if mode == "poisoned_number":
+        where = pick(rng, ("value", "wavelength", "hkl"))
+        item: dict | str = {"constraint": "diffraction", "id": "redteam:poison", "material": "Si",
+                            "wavelength_angstrom": "__POISON__" if where == "wavelength" else 1.54056}
+        fields = {"value": "__POISON__" if where == "value" else 28.44, "unit": "deg"}
+        if where == "hkl":
+            fields["hkl"] = [1, 1, "__POISON__"]
+        token = pick(rng, POISONS)
+        text = claims_file(item, (claim("diffraction", **fields),)).replace('"__POISON__"', token)
+        return Case(f"{where} = {token[:12]}", text, "malformed", "not a finite number")
+    item = {"constraint": "diffraction", "id": "redteam:range", "material": "Si", "wavelength_angstrom": 1.54056}
+    fields = {"value": 28.44, "unit": "deg"}
+    spot = pick(rng, ("wavelength", "hkl", "unit", "field"))
+    if spot == "wavelength":
+        item["wavelength_angstrom"] = pick(rng, (0.05, 0.0, -1.54, 1e-300, 11.0))
+    elif spot == "hkl":
+        fields["hkl"] = pick(rng, ([101, 1, 1], [1, 1], [1, 1, 1, 1, 1], [1.5, 1, 1]))
+    elif spot == "unit":
+        fields["unit"] = pick(rng, ("rad", "", "°C", "deg2"))
+    else:
+        fields["valeu"] = 28.44
+    return Case(f"out of range: {spot}", claims_file(item, (claim("diffraction", **fields),)), "malformed",
+                "outside the documented range or schema")
+
+
+JUNK_WRONG_TOKEN = {"diffraction": "1° ", "raman": "1 cm-1 ", "magnetisation": "9 μB ", "stability": "1 eV/atom ",
+                    "band_gap": "9 eV "}
+TAILS = {"diffraction": (" Si (111) at 28.44°.", " Si (220) at 47.0°."),
+         "raman": (" The Si line lies at 520.7 cm-1.", " The Si line lies at 470.0 cm-1."),
+         "magnetisation": (" Fe carries 2.22 μB per atom.", " Fe carries 0.50 μB per atom."),
+         "stability": (" MgO lies on the convex hull.", " MgO lies 0.04 eV/atom above the hull."),
+         "band_gap": (" Si is a semiconductor.", " Si is a metal.")}
+"""per constraint: a right and a wrong closing statement (items diffraction:Si, raman:Si, magnetisation:Fe,
+stability:MgO, band_gap:Si; Si's Raman line: Parker et al., Phys. Rev. 155, 712 (1967))"""
+ITEMS = {"diffraction": "diffraction:Si", "raman": "raman:Si", "magnetisation": "magnetisation:Fe",
+         "stability": "stability:MgO", "band_gap": "band_gap:Si"}
+
+
+def _junk(rng: random.Random, constraint: str, size: int) -> tuple[str, bool]:
+    """Text a backtracking pattern stalls on, and whether it may hold a (wrong) claim of its own."""
+    shape = pick(rng, ("spaces", "open_hkl", "parens", "hkl_run", "digits", "two_theta_run", "dots", "random", "units"))
+    if shape == "units":
+        token = JUNK_WRONG_TOKEN[constraint]
+        return (token * (size // len(token) + 1))[:size], True
+    return {"spaces": "(1 1 1)" + " " * size, "open_hkl": "(1 1 1" + " " * size, "parens": "(" * size,
+            "hkl_run": "(1,1,1) " * (size // 8), "digits": "1 " * (size // 2), "two_theta_run": "2θ = " * (size // 5),
+            "dots": "1." * (size // 2), "random": "".join(rng.choice("()-,. 0123456789θ2") for _ in range(size)),
+            }[shape][:size], False
+
+
+def pathological_text(rng: random.Random) -> Case:
+    """'(1 1 1)' and 250-990 spaces, runs of parentheses and digits, 1 kB of noise, or 20 kB: answered within the
+    bound; a right closing statement must still certify, and no text without one may."""
+    constraint = pick(rng, tuple(TAILS))
+    right, wrong = TAILS[constraint]
+    long = rng.random() < 0.1
+    junk, holds_claims = _junk(rng, constraint, 20_000 if long else rng.randint(250, 960))
+    tail = pick(rng, ("", wrong) if holds_claims or long else ("", right, wrong))
+    truth = "right" if tail == right else "wrong" if tail == wrong else "no_claim"
+    text = (junk + tail) if long else (junk + tail)[:1000]
+    return Case(f"{constraint}: {len(text)} chars, {junk[:12]!r}..., tail {tail.strip()[:30]!r}",
+                claims_file(ITEMS[constraint], reasoning=text), truth,
+                "the closing statement is the only claim" if tail else "no right claim in the text")
+
+
+def extreme_wavelength(rng: random.Random) -> Case:
+    """Al2O3 and cubic cells at 0.1-0.2 A (hundreds of thousands of reflections to 180 deg) and at 5-10 A (none
+    reachable): claims at and between the reflections Bragg's law gives."""
+    mode = pick(rng, ("short_cubic", "short_corundum", "long_cubic"))
+    material = CORUNDUM if mode == "short_corundum" else pick(rng, tuple(CUBIC))
+    hkl = None
+    if mode == "long_cubic":
+        longest = max(CUBIC[material].a / np.sqrt(r.hkl[0] ** 2 + r.hkl[1] ** 2 + r.hkl[2] ** 2)
+                      for r in cubic_reflections(material, up_to_deg=90))
+        wavelength = round(rng.uniform(max(5.0, 2 * longest + 0.1), 10.0), 3)
+        claimed = round(strong_reflection(rng, material).two_theta, 2)
+    elif mode == "short_corundum":
+        wavelength = pick(rng, (0.1, 0.15, 0.2))
+        lowest = bragg_two_theta(CORUNDUM_CELL[1], wavelength) or 0.0
+        line = pick(rng, CORUNDUM_STRONG)
+        claimed = round(bragg_two_theta(hexagonal_d(*CORUNDUM_CELL, line), wavelength) or 0.0, 3) \
+            if rng.random() < 0.5 else round(lowest * rng.uniform(0.1, 0.35), 3)
+    else:
+        wavelength = round(rng.uniform(0.1, 0.2), 3)
+        reflections = cubic_reflections(material, wavelength, 12.0)
+        index = rng.randrange(min(4, len(reflections) - 1))
+        this, after = reflections[index], reflections[index + 1]
+        if rng.random() < 0.5:
+            claimed, hkl = round(this.two_theta, 3), this.hkl if rng.random() < 0.5 else None
+        else:
+            claimed = round((this.two_theta + after.two_theta) / 2, 3)
+    item = {"constraint": "diffraction", "id": "redteam:wavelength", "material": material,
+            "wavelength_angstrom": wavelength}
+    truth = diffraction_truth(material, claimed, wavelength, hkl)
+    return Case(f"{material} at {wavelength} A: {claimed} deg ({mode})", claims_file(item, (claim(
+        "diffraction", value=claimed, unit="deg", hkl=list(hkl) if hkl else None),)), truth or "",
+        f"Bragg's law at {wavelength} A")
