@@ -2,7 +2,9 @@
 
 The reference has two parts (snapshot.json): the ground-state magnetic order with its Curie or Neel
 temperature, and the saturation moment per formula unit at 0 K with its uncertainty.  At a temperature T
-(the claim's; ambient, 298.15 K, when it states none) an ordered material keeps its order below the ordering
+(the claim's; the ground state, 0 K, when it states none, since an order and a moment are tabulated for it:
+"MnO is antiferromagnetic" and "Gd carries 7.63 muB" are statements about it) an ordered material keeps its order
+below the ordering
 temperature and is paramagnetic above it; within ORDERING_TEMPERATURE_SPREAD_K of it the state is unknown.
 Only a ferro- or ferrimagnet below its Curie temperature has a spontaneous (net) moment; every other state
 has none, so a moment claimed for Fe above 1043 K or for Gd at room temperature (T_C = 292 K) fails.
@@ -27,7 +29,7 @@ from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.judgement import Judgement, passes
 from physvec.verifiers.matpcr.references import MagneticOrder, Magnetisation, MaterialRecord, ReferenceProvider
 from physvec.verifiers.matpcr.schema import Claim, MaterialItem
-from physvec.verifiers.matpcr.tolerances import (AMBIENT_K, DFT_MOMENT_ABSOLUTE_MUB_PER_FU, DFT_MOMENT_RELATIVE,
+from physvec.verifiers.matpcr.tolerances import (DFT_MOMENT_ABSOLUTE_MUB_PER_FU, DFT_MOMENT_RELATIVE,
                                                  LIQUID_HELIUM_K, MOMENT_RELATIVE_UNCERTAINTY,
                                                  ORDERING_TEMPERATURE_SPREAD_K, ROOM_TEMPERATURE_K,
                                                  ZERO_MOMENT_MUB_PER_FU)
@@ -38,8 +40,9 @@ magnetic order (the Materials Project's), which says nothing of the order's kind
 
 
 def temperature_of(claim: Claim) -> tuple[float, bool]:
-    """The claim's temperature in kelvin, and whether it was assumed (ambient) because the claim states none."""
-    return (AMBIENT_K, True) if claim.temperature_K is None else (float(claim.temperature_K), False)
+    """The claim's temperature in kelvin, and whether it was assumed (the ground state) because the claim states
+    none."""
+    return (0.0, True) if claim.temperature_K is None else (float(claim.temperature_K), False)
 
 
 def state_at(order: MagneticOrder, temperature: float) -> str | None:
@@ -96,7 +99,7 @@ def _state(record: MaterialRecord, temperature: float, assumed: bool) -> tuple[s
         return state, f"within {ORDERING_TEMPERATURE_SPREAD_K:g} K of the ordering temperature the state is unknown"
     if record.magnetisation is not None and record.magnetisation.value < ZERO_MOMENT_MUB_PER_FU:
         return "zero", ""
-    if not assumed and temperature <= LIQUID_HELIUM_K:
+    if temperature <= LIQUID_HELIUM_K:
         return "net", ""
     return None, "the reference states a moment but no ordering temperature, so its state here is unknown"
 
@@ -152,7 +155,7 @@ def judge(item: MaterialItem, claim: Claim, provider: ReferenceProvider) -> Judg
     evidence: dict = {"claim": claim.label or f"{claim.value} {claim.unit}"
                       + (f" per {claim.per_element} atom" if claim.per_element else ""),
                       "temperature_K": temperature,
-                      "temperature": "none stated: ambient assumed" if assumed else "stated by the claim"}
+                      "temperature": "none stated: the ground state (0 K) assumed, as tables state an order and a moment" if assumed else "stated by the claim"}
     sealed: dict = {"magnetic_order": None if record.magnetic_order is None else record.magnetic_order.model_dump(),
                     "magnetisation": None if record.magnetisation is None else record.magnetisation.model_dump()}
     if record.magnetic_order is None and record.magnetisation is None:

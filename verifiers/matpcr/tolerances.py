@@ -51,9 +51,6 @@ max(2g, g + 1 eV); it is widened upwards only, since semilocal functionals rarel
 
 # Magnetisation ----------------------------------------------------------------------------------------------
 
-AMBIENT_K = 298.15
-"""The temperature of a claim that states none (IUPAC standard ambient temperature)."""
-
 ROOM_TEMPERATURE_K = 300.0
 """The warmest claim a table's 'room temperature' column speaks for: between 293 and 300 K the moment of the
 shipped ferromagnets changes by a few tenths of a per cent (Ni, the steepest, loses 5 % between 0 and 300 K),

@@ -1,6 +1,6 @@
 """Magnetisation oracle against measured saturation moments and magnetic orders with their ordering temperatures
 (Kittel, Introduction to Solid State Physics, 8th ed., ch. 12: tables of ferromagnetic and antiferromagnetic
-crystals), judged at the claim's temperature (298.15 K when it states none)."""
+crystals), judged at the claim's temperature (the ground state when it states none)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_an_honest_moment_is_certified(material, value, temperature):
     assert outcome(material, value=value, unit="muB/atom", temperature_K=temperature) is Outcome.CERTIFIED
 
 
-@pytest.mark.parametrize(("material", "temperature"), [("Fe", 1100.0), ("Ni", 700.0), ("Gd", 300.0), ("Gd", None)])
+@pytest.mark.parametrize(("material", "temperature"), [("Fe", 1100.0), ("Ni", 700.0), ("Gd", 300.0)])
 def test_attack_a_moment_above_the_curie_temperature_fails(material, temperature):
     # Curie temperatures (Kittel): Fe 1043 K, Ni 627 K, Gd 292 K; above them no spontaneous moment
     saturation = offline_snapshot().record(material).magnetisation.value
@@ -83,8 +83,8 @@ def test_attack_mno_is_not_diamagnetic():
     for temperature in (None, 4.2, 80.0, 300.0):
         assert outcome("MnO", label="diamagnetic", temperature_K=temperature) is Outcome.FAILED
     assert outcome("MnO", label="antiferromagnetic", temperature_K=80.0) is Outcome.CERTIFIED
-    assert outcome("MnO", label="paramagnetic") is Outcome.CERTIFIED
-    assert outcome("MnO", label="antiferromagnetic") is Outcome.FAILED
+    assert outcome("MnO", label="paramagnetic", temperature_K=298.15) is Outcome.CERTIFIED
+    assert outcome("MnO", label="antiferromagnetic", temperature_K=298.15) is Outcome.FAILED
 
 
 @pytest.mark.parametrize(("material", "label", "expected"), [
@@ -98,7 +98,7 @@ def test_the_magnetic_state_comes_from_the_reference_order(material, label, expe
 
 @pytest.mark.parametrize(("material", "label", "temperature", "expected"), [
     ("NiO", "zero_net_moment", None, Outcome.CERTIFIED), ("NiO", "net_moment", None, Outcome.FAILED),
-    ("Gd", "net_moment", 4.2, Outcome.CERTIFIED), ("Gd", "net_moment", None, Outcome.FAILED),
+    ("Gd", "net_moment", 4.2, Outcome.CERTIFIED), ("Gd", "net_moment", 298.15, Outcome.FAILED),
     ("Si", "net_moment", None, Outcome.FAILED), ("Fe3O4", "net_moment", None, Outcome.CERTIFIED),
     ("TiO2-rutile", "zero_net_moment", None, Outcome.CERTIFIED)])
 def test_the_net_moment_labels_speak_of_the_spontaneous_moment_at_the_temperature(material, label, temperature,
@@ -112,14 +112,23 @@ def test_near_an_ordering_temperature_the_state_is_unknown():
     assert outcome("Gd", value=7.0, unit="muB/atom", temperature_K=290.0) is Outcome.UNKNOWN
 
 
-def test_a_claim_without_a_temperature_says_ambient_was_assumed():
+def test_a_claim_without_a_temperature_speaks_of_the_ground_state_and_says_so():
     judgement = judge(item("Gd"), claim("magnetisation", 7.63, "muB/atom"), offline_snapshot())
-    assert judgement.evidence["temperature_K"] == 298.15 and "assumed" in judgement.evidence["temperature"]
+    assert judgement.outcome is Outcome.CERTIFIED, "Gd's saturation moment, 7.63 muB (Kittel)"
+    assert judgement.evidence["temperature_K"] == 0.0 and "ground state" in judgement.evidence["temperature"]
+
+
+@pytest.mark.parametrize(("material", "label", "expected"), [
+    ("MnO", "antiferromagnetic", Outcome.CERTIFIED), ("MnO", "diamagnetic", Outcome.FAILED),
+    ("Gd", "ferromagnetic", Outcome.CERTIFIED), ("Gd", "paramagnetic", Outcome.FAILED)])
+def test_a_textbook_statement_of_order_is_judged_in_the_ground_state(material, label, expected):
+    # Kittel: MnO orders antiferromagnetically below T_N = 116 K, Gd ferromagnetically below T_C = 292 K
+    assert outcome(material, label=label) is expected
 
 
 def test_the_room_temperature_moment_is_the_tables_ratio():
     ni = offline_snapshot().record("Ni").magnetisation
-    low, high = moment_bounds(ni, 298.15, assumed=True)
+    low, high = moment_bounds(ni, 0.0, assumed=True)
     assert low == pytest.approx(0.606 * 485 / 510 - 0.02 * 0.606) and high == pytest.approx(1.02 * 0.606)
 
 
@@ -128,7 +137,8 @@ def test_a_semilocal_moment_without_an_order_is_widened_and_judged_only_when_col
         value=2.2, method="semilocal_dft", source="fixture"))])
     assert outcome("mp-fe", provider, value=2.39, unit="muB/atom", temperature_K=0.0) is Outcome.CERTIFIED
     assert outcome("mp-fe", provider, value=2.5, unit="muB/atom", temperature_K=0.0) is Outcome.FAILED
-    assert outcome("mp-fe", provider, value=2.2, unit="muB/atom") is Outcome.UNKNOWN
+    assert outcome("mp-fe", provider, value=2.2, unit="muB/atom") is Outcome.CERTIFIED, "no temperature: 0 K"
+    assert outcome("mp-fe", provider, value=2.2, unit="muB/atom", temperature_K=298.15) is Outcome.UNKNOWN
     assert outcome("mp-fe", provider, label="ferromagnetic", temperature_K=0.0) is Outcome.UNKNOWN
 
 

@@ -64,8 +64,3 @@ def test_the_nyquist_floor_refuses_the_red_teams_fringes():
     # 0.31 nm fringes need a pixel of at most 0.155 nm; 0.2 nm per pixel is too coarse
     assert 0.31 / 0.2 < tolerances.NYQUIST_PIXELS <= 0.31 / 0.155
 
-
-def test_gd_at_an_unstated_temperature_lies_beyond_the_ordering_spread():
-    # Gd's Curie temperature 292 K (Kittel): ambient 298.15 K is past it by more than the spread, so a moment
-    # claimed for Gd without a temperature is judged paramagnetic, not unknown
-    assert tolerances.AMBIENT_K - 292 > tolerances.ORDERING_TEMPERATURE_SPREAD_K
