@@ -56,7 +56,8 @@ def name(material: str) -> str:
     return NAMES.get(material, material)
 
 
-def claims_file(item: dict[str, Any] | str, claims: tuple[dict[str, Any], ...] = (), reasoning: str | None = None) -> str:
+def claims_file(item: dict[str, Any] | str, claims: tuple[dict[str, Any], ...] = (),
+                reasoning: str | None = None) -> str:
     data: dict[str, Any] = {"item": item, "claims": list(claims)}
     if reasoning is not None:
         data["reasoning"] = reasoning
@@ -161,7 +162,8 @@ def honest_poisson_lines(rng: random.Random) -> Case | None:
     if not shown:
         return None
     line = min(shown, key=lambda line: line.height) if weak else pick(rng, shown)
-    claimed = round(line.position + rng.uniform(-0.5, 0.5), 1) if raman else round(line.position + rng.uniform(-0.01, 0.01), 2)
+    jitter, digits = (0.5, 1) if raman else (0.01, 2)
+    claimed = round(line.position + rng.uniform(-jitter, jitter), digits)
     variant = f"{'raman' if raman else 'pattern'} {material}{' weak reflection' if weak else ''} at {claimed}"
     return _spectral_case(variant, spectrum, raman, claimed, f"a line of height {line.height:.0f} counts, "
                           f"{snr(spectrum, line):.0f} deviations", material)
@@ -199,7 +201,8 @@ def sparse_poisson_counts(rng: random.Random) -> Case:
 def cosmic_ray_spike(rng: random.Random) -> Case | None:
     """One channel of an honest spectrum hit by a cosmic ray, far from every line; the spike claimed as a line."""
     raman = rng.random() < 0.5
-    spectrum = raman_spectrum(rng, pick(rng, tuple(RAMAN_LINES))) if raman else powder_pattern(rng, pick(rng, tuple(CUBIC)))
+    spectrum = raman_spectrum(rng, pick(rng, tuple(RAMAN_LINES))) if raman else \
+        powder_pattern(rng, pick(rng, tuple(CUBIC)))
     step = float(spectrum.axis[1] - spectrum.axis[0])
     far = [i for i in range(10, spectrum.axis.size - 10) if all(
         abs(spectrum.axis[i] - line.position) > max(12 * line.fwhm, 12 * step) for line in spectrum.lines)]

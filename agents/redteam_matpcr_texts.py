@@ -14,7 +14,7 @@ from physvec.agents.redteam_matpcr_cases import (
     RAMAN_LINES, Case, claim, claims_file, hkl_text, name, near_miss, pick, raman_spectrum, spectrum_item,
     strong_reflection,
 )
-from physvec.agents.redteam_matpcr_values import length_text, micrograph, temperature
+from physvec.agents.redteam_matpcr_values import NM_PER_UNIT, length_text, micrograph, temperature
 from physvec.agents.redteam_matpcr_truth import (
     CORUNDUM, CORUNDUM_CELL, CORUNDUM_STRONG, CUBIC, ENTHALPIES, GAP_CLASSES, GAPS, MAGNETIC, MAGNETIC_ATOMS, MOMENTS,
     Truth, bragg_two_theta, cubic_reflections, diffraction_truth, e_above_hull, feature_truth,
@@ -60,7 +60,7 @@ def parser_temperature(rng: random.Random) -> Case | None:
                 f"reflection is {theta:.2f}°.")
         truth = diffraction_truth(material, 2 * theta, hkl=other.hkl) or ""
     else:
-        material = pick(rng, [m for m, magnetic in MAGNETIC.items() if magnetic.transition_K and magnetic.transition_K > 250])
+        material = pick(rng, [m for m, magnetic in MAGNETIC.items() if (magnetic.transition_K or 0) > 250])
         written, kelvin, _ = temperature(rng, float(MAGNETIC[material].transition_K), celsius=True)
         item, ground = f"magnetisation:{material}", MAGNETIC[material].ground
         text = f"At {written}, {name(material)} is {ground}."
@@ -85,9 +85,11 @@ def parser_uncertainty_and_width(rng: random.Random) -> Case:
     material, hkl, angle = _bragg(rng)
     claimed = round(angle, 2) if mode != "xrd_wrong" else near_miss(rng, angle)
     if mode == "xrd_range":
-        text = f"The {hkl_text(hkl)} peak of {name(material)} lies between {claimed - 0.03:.2f} and {claimed + 0.03:.2f}°."
+        text = (f"The {hkl_text(hkl)} peak of {name(material)} lies between {claimed - 0.03:.2f} and "
+                f"{claimed + 0.03:.2f}°.")
     else:
-        text = (f"{name(material)} shows its {hkl_text(hkl)} reflection at 2θ = {claimed:.2f} ± 0.05°, with a FWHM of "
+        text = (f"{name(material)} shows its {hkl_text(hkl)} reflection at 2θ = {claimed:.2f} ± 0.05°, with a FWHM "
+                f"of "
                 f"{rng.uniform(0.08, 0.2):.2f}°.")
     return _text_case(mode, f"diffraction:{material}", text, diffraction_truth(material, claimed, hkl=hkl) or "",
                       f"Bragg's law: {hkl_text(hkl)} at {angle:.2f} deg")
@@ -114,7 +116,8 @@ def parser_theta_vs_two_theta(rng: random.Random) -> Case:
     else:
         text = f"At 2-theta = {angle:.2f} degrees we index the {hkl_text(hkl)} reflection of {name(material)}."
         truth = diffraction_truth(material, round(angle, 2), hkl=hkl)
-    return _text_case(mode, f"diffraction:{material}", text, truth or "", f"Bragg's law: {hkl_text(hkl)} at {angle:.2f} deg")
+    return _text_case(mode, f"diffraction:{material}", text, truth or "",
+                      f"Bragg's law: {hkl_text(hkl)} at {angle:.2f} deg")
 
 
 def _comma(value: float, digits: int) -> str:
@@ -141,7 +144,8 @@ def parser_number_formats(rng: random.Random) -> Case:
         above = e_above_hull(material)
         value = float(f"{above:.1e}") if above > 0.01 and rng.random() < 0.6 else pick(rng, (1e-3, 4e-2))
         written = pick(rng, (f"{value:.1e}", f"{value:g}"))
-        return _text_case(mode, f"stability:{material}", f"{name(material)} lies {written} eV/atom above the convex hull.",
+        return _text_case(mode, f"stability:{material}",
+                          f"{name(material)} lies {written} eV/atom above the convex hull.",
                           hull_distance_truth(material, value) or "", f"our hull: {above:.4f} eV/atom")
     material = pick(rng, tuple(RAMAN_LINES))
     spectrum = raman_spectrum(rng, material)
@@ -177,17 +181,19 @@ def parser_formation_vs_hull(rng: random.Random) -> Case:
     formation, above = formation_energy_per_atom(material), e_above_hull(material)
     written = name(material)
     if mode == "on_hull_right":
-        text, truth = f"The formation energy of {written} is {formation:.2f} eV/atom, and it lies on the convex hull.", \
-            stable_truth(material)
+        text = f"The formation energy of {written} is {formation:.2f} eV/atom, and it lies on the convex hull."
+        truth = stable_truth(material)
     elif mode == "metastable_right":
-        text = f"{written} (formation enthalpy {formation:.2f} eV/atom) is metastable, {above * 1000:.0f} meV/atom above the hull."
+        text = (f"{written} (formation enthalpy {formation:.2f} eV/atom) is metastable, {above * 1000:.0f} meV/atom "
+                "above the hull.")
         truth = hull_distance_truth(material, round(above * 1000) / 1000)
     elif mode == "stable_wrong":
         text, truth = f"With a formation energy of {formation:.2f} eV/atom, {written} is thermodynamically stable.", \
             stable_truth(material)
     else:
         distance = round(rng.uniform(0.03, 0.045), 3)
-        text = f"{written} has a formation energy of {formation:.2f} eV/atom and lies {distance} eV/atom above the hull."
+        text = (f"{written} has a formation energy of {formation:.2f} eV/atom and lies {distance} eV/atom above "
+                "the hull.")
         truth = hull_distance_truth(material, distance)
     return _text_case(mode, f"stability:{material}", text, truth or "", f"our hull: {above:.4f} eV/atom above")
 
@@ -239,7 +245,8 @@ def parser_microscopy_lengths(rng: random.Random) -> Case:
         "working_distance_right": (f"Imaged at a working distance of {rng.randint(4, 15)} mm, the particles measure "
                                    f"{fits} {fits_unit} across.", [(fits, fits_unit)]),
         "scale_bar_then_small": (f"With the {bar} scale bar, grains of {small} {small_unit} are resolved, and the "
-                                 f"largest particle measures {fits} {fits_unit}.", [(small, small_unit), (fits, fits_unit)]),
+                                 f"largest particle measures {fits} {fits_unit}.",
+                                 [(small, small_unit), (fits, fits_unit)]),
         "scale_bar_right": (f"The scale bar is {bar} long; the particles are {fits} {fits_unit} in diameter.",
                             [(fits, fits_unit)]),
         "fringes_small": (f"Periodic features with a spacing of {small} {small_unit} are resolved.",
@@ -248,7 +255,7 @@ def parser_microscopy_lengths(rng: random.Random) -> Case:
                                   f"spans the image.", [(huge, huge_unit)]),
     }
     text, sizes = sentences[mode]
-    truths = [feature_truth(pixel, width, height, value * {"nm": 1, "um": 1e3, "mm": 1e6}[unit]) for value, unit in sizes]
+    truths = [feature_truth(pixel, width, height, value * NM_PER_UNIT[unit]) for value, unit in sizes]
     return _text_case(mode, item, text.replace(" um", " µm"), combined(*truths),
                       f"{pixel:.3g} nm per pixel, image {width}x{height} px (at least 2 px to be resolved)")
 
@@ -261,8 +268,10 @@ MALFORMED_IDS = ("raman:Si:²", "raman:Si:¹²", "raman:Si:٣", "raman:Si:１２
                  "band_gap:Unobtainium", "microscopy:")
 """ids off the documented grammar CONSTRAINT:NAME[:SEED] (a seed of ASCII digits), or naming nothing"""
 POISONS = ("NaN", "Infinity", "-Infinity", "1e400", "true", "1" + "0" * 400, '"28.44"', "null")
-WRONG_CLAIM = {"raman": claim("raman", value=470.0, unit="cm-1"), "diffraction": claim("diffraction", value=40.0, unit="deg"),
-               "stability": claim("stability", value=0.5, unit="eV/atom"), "band_gap": claim("band_gap", value=9.0, unit="eV"),
+WRONG_CLAIM = {"raman": claim("raman", value=470.0, unit="cm-1"),
+               "diffraction": claim("diffraction", value=40.0, unit="deg"),
+               "stability": claim("stability", value=0.5, unit="eV/atom"),
+               "band_gap": claim("band_gap", value=9.0, unit="eV"),
                "microscopy": claim("microscopy", value=1e-3, unit="nm"), "": claim("raman", value=470.0, unit="cm-1")}
 """a claim no item of the kind supports (Si has no first-order Raman line at 470 cm^-1, no reflection at 40 deg)"""
 
@@ -272,7 +281,8 @@ def malformed_inputs(rng: random.Random) -> Case:
     0.05 A: each must be refused (exit 2) or judged, never a traceback, and never certified."""
     mode = pick(rng, ("id", "id", "huge_seed", "poisoned_number", "out_of_range"))
     if mode in ("id", "huge_seed"):
-        item = pick(rng, MALFORMED_IDS) if mode == "id" else "raman:Si:" + str(rng.randint(1, 9)) * pick(rng, (30, 400, 5000))
+        seed = str(rng.randint(1, 9)) * pick(rng, (30, 400, 5000))
+        item = pick(rng, MALFORMED_IDS) if mode == "id" else f"raman:Si:{seed}"
         kind = item.partition(":")[0]
         text = claims_file(item, (WRONG_CLAIM.get(kind, WRONG_CLAIM[""]),))
         return Case(f"{mode}: {item[:40]}", text, "malformed" if mode == "id" else "wrong",

@@ -276,7 +276,8 @@ MAGNETIC: dict[str, Magnetic] = {
                                                  "(1951): T_N near 120 K (Kittel 116 K)"),
     "Al": Magnetic("paramagnetic", None, 0, KITTEL + ", ch. 11: Pauli paramagnetism of the conduction electrons"),
     **{name: Magnetic("diamagnetic", None, 0, KITTEL + ", ch. 11: closed shells (Cu: core diamagnetism outweighs "
-                                                  "the Pauli term)") for name in ("Si", "Ge", "Cu", "MgO", "NaCl", "GaAs")},
+                                                  "the Pauli term)")
+       for name in ("Si", "Ge", "Cu", "MgO", "NaCl", "GaAs")},
 }
 
 
@@ -333,10 +334,11 @@ NYQUIST_PX = 2.0
 """a feature narrower than two pixels is below the sampling limit of the image"""
 
 
-def feature_truth(pixel_nm: float, width_px: int, height_px: int, size_nm: float) -> Truth:
-    """Wrong below two pixels or beyond 1.5 image diagonals; right from three pixels up to 0.8 of the shorter side."""
+def feature_truth(pixel_nm: float, width_px: int, height_px: int, size_nm: float, bar_px: float = 0.0) -> Truth:
+    """Wrong below two pixels, beyond 1.5 image diagonals, or read from a scale bar longer than the image is wide
+    (no such bar is in the image); right from three pixels up to 0.8 of the shorter side."""
     pixels = size_nm / pixel_nm
-    if pixels < NYQUIST_PX or pixels > 1.5 * math.hypot(width_px, height_px):
+    if pixels < NYQUIST_PX or pixels > 1.5 * math.hypot(width_px, height_px) or bar_px > width_px:
         return "wrong"
     return "right" if 3 <= pixels <= 0.8 * min(width_px, height_px) else None
 

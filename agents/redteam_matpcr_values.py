@@ -73,12 +73,14 @@ def band_gap_value_off(rng: random.Random) -> Case | None:
     gap = GAPS[material]
     if rng.random() < 0.6:
         low = 1.15 * max(3 * gap.spread, 0.3)
-        value = rng.uniform(0.4, 1.5) if gap.value == 0 else gap.value + pick(rng, (-1, 1)) * rng.uniform(low, low + 0.5 * gap.value + 0.5)
+        offset = rng.uniform(low, low + 0.5 * gap.value + 0.5)
+        value = rng.uniform(0.4, 1.5) if gap.value == 0 else gap.value + pick(rng, (-1, 1)) * offset
         value = max(value, 0.05)
     else:
         value = gap.value + rng.uniform(-gap.spread / 2, gap.spread / 2)
     value = round(value, 2)
-    return Case(f"{material} {value} eV", claims_file(f"band_gap:{material}", (claim("band_gap", value=value, unit="eV"),)),
+    return Case(f"{material} {value} eV",
+                claims_file(f"band_gap:{material}", (claim("band_gap", value=value, unit="eV"),)),
                 gap_truth(material, value) or "", f"measured {gap.value} +- {gap.spread} eV ({gap.source[:80]})")
 
 
@@ -154,13 +156,17 @@ def moment_above_transition(rng: random.Random) -> Case:
 
 
 def micrograph(rng: random.Random) -> tuple[dict[str, Any], float]:
-    """An inline micrograph item (scale bar and image size) and its pixel size in nm."""
+    """An inline micrograph item (scale bar and image size) and its pixel size in nm, from 0.02 nm (a TEM at
+    high magnification) to a micrometre (an optical micrograph)."""
     unit = pick(rng, ("nm", "um"))
-    length = pick(rng, (2, 5, 10, 20, 50, 100, 200, 500) if unit == "nm" else (1, 2, 5, 10, 20, 50))
-    bar, width = rng.randint(50, 400), pick(rng, (512, 1024, 1280, 2048, 4096))
+    length = pick(rng, (5, 10, 20, 50, 100, 200, 500) if unit == "nm" else (1, 2, 5, 10, 20, 50))
+    bar, width = rng.randint(50, 250), pick(rng, (512, 1024, 1280, 2048, 4096))
     item = {"constraint": "microscopy", "id": "redteam:micrograph", "scale_bar_px": bar, "scale_bar_length": length,
             "scale_bar_unit": unit, "image_width_px": width, "image_height_px": pick(rng, (512, width * 3 // 4, width))}
     return item, length * (1000 if unit == "um" else 1) / bar
+
+
+NM_PER_UNIT = {"nm": 1.0, "um": 1e3, "mm": 1e6}
 
 
 def length_text(nm: float) -> tuple[float, str]:
@@ -170,19 +176,23 @@ def length_text(nm: float) -> tuple[float, str]:
 
 
 def sub_nyquist_feature(rng: random.Random) -> Case:
-    """0.31 nm fringes at 0.2 nm per pixel: a feature under two pixels, one beyond the image, one on a scale bar
-    longer than the image (malformed), or a right one."""
+    """0.31 nm fringes at 0.2 nm per pixel: a feature under two pixels, one beyond the image, one measured with a
+    scale bar longer than the image is wide, or a right one."""
     item, pixel = micrograph(rng)
     width, height = item["image_width_px"], item["image_height_px"]
     mode = pick(rng, ("sub_nyquist", "sub_nyquist", "beyond_image", "right", "bar_longer_than_image"))
-    pixels = {"sub_nyquist": rng.uniform(0.5, 1.9), "beyond_image": math.hypot(width, height) * rng.uniform(1.6, 6)}.get(
-        mode, math.exp(rng.uniform(math.log(3), math.log(0.8 * min(width, height)))))
+    if mode == "sub_nyquist":
+        pixels = rng.uniform(0.5, 1.9)
+    elif mode == "beyond_image":
+        pixels = math.hypot(width, height) * rng.uniform(1.6, 6)
+    else:
+        pixels = math.exp(rng.uniform(math.log(3), math.log(0.8 * min(width, height))))
     value, unit = length_text(pixels * pixel)
     if mode == "bar_longer_than_image":
         item["scale_bar_px"] = int(width * rng.uniform(1.2, 3.0))
-        pixel = item["scale_bar_length"] * (1000 if item["scale_bar_unit"] == "um" else 1) / item["scale_bar_px"]
-    size_nm = value * {"nm": 1, "um": 1e3, "mm": 1e6}[unit]
-    truth = "malformed" if mode == "bar_longer_than_image" else feature_truth(pixel, width, height, size_nm)
+    size_nm = value * NM_PER_UNIT[unit]
+    truth = feature_truth(pixel, width, height, size_nm, item["scale_bar_px"])
     return Case(f"{value} {unit} at {pixel:.3g} nm/px on {width}x{height} ({mode})", claims_file(
         item, (claim("microscopy", value=value, unit=unit),)), truth or "",
-        f"{size_nm / pixel:.2f} pixels (at least 2 to be resolved), image {width}x{height} px")
+        f"{size_nm / pixel:.2f} pixels (at least 2 to be resolved), image {width}x{height} px, bar "
+        f"{item['scale_bar_px']} px")
