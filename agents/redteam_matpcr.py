@@ -111,7 +111,9 @@ class BoundedChecker:
 
     def check(self, claims: Path) -> Checked:
         if self._process is None or self._process.poll() is not None:
-            self._start()
+            failed = self._start()
+            if failed:
+                return Checked(None, died=failed)
         started = time.monotonic()
         reply = self._ask(["check", str(claims), "--json"], self.bound_s)
         elapsed = time.monotonic() - started
@@ -119,26 +121,43 @@ class BoundedChecker:
             return Checked(reply["status"], reply["stdout"], reply["stderr"], reply["traceback"], reply["seconds"])
         self._stop()
         if reply == "closed":
-            return Checked(None, seconds=elapsed, died="the checker's process ended without answering")
-        self._start()  # now, so that the next trial's seconds are its own
+            return Checked(None, seconds=elapsed, died=f"the checker's process ended without answering: {self._log()}")
+        self._start()  # now, so that the next trial's seconds are its own (a failure shows at the next call)
         return Checked(None, seconds=elapsed, hang=True)
 
     def close(self) -> None:
         self._stop()
         shutil.rmtree(self._scratch, ignore_errors=True)
 
-    def _start(self) -> None:
-        environment = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-        self._process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, env=environment)
-        self._buffer = b""
-        if not isinstance(self._read(STARTUP_S), dict):
-            self._stop()
-            raise RuntimeError(f"the MatPCR worker did not start: {' '.join(self.command)}")
-        for index, text in enumerate(self.warm_up):
+    def _start(self) -> str:
+        """Start a worker and warm it: '' when it answers, else why not.  A warm-up call that stalls or ends the
+        worker leaves a cold one instead (the next trial then pays for the imports)."""
+        failed = self._spawn()
+        for index, text in enumerate(() if failed else self.warm_up):
             path = self._scratch / f"warm-{index}.json"
             path.write_text(text)
-            self._ask(["check", str(path), "--json"], STARTUP_S)
+            if not isinstance(self._ask(["check", str(path), "--json"], STARTUP_S), dict):
+                self._stop()
+                return self._spawn()
+        return failed
+
+    def _spawn(self) -> str:
+        environment = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        with (self._scratch / "worker.err").open("wb") as log:
+            self._process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                             env=environment)
+        self._buffer = b""
+        if isinstance(self._read(STARTUP_S), dict):
+            return ""
+        self._stop()
+        return f"the checker's worker did not start: {self._log()}"
+
+    def _log(self) -> str:
+        """The end of what the worker wrote to stderr (an import error, a kill by the memory limit)."""
+        try:
+            return (self._scratch / "worker.err").read_text(errors="replace")[-600:]
+        except OSError:
+            return ""
 
     def _ask(self, argv: list[str], timeout: float) -> dict[str, Any] | str:
         assert self._process is not None and self._process.stdin is not None
@@ -197,8 +216,9 @@ def judge(case: Case, checked: Checked, bound_s: float = HANG_S) -> Judged:
                       input=given)
     escaped = checked.traceback or (checked.stderr if "Traceback (most recent" in checked.stderr else "")
     if checked.died or escaped:
-        return Judged(case.variant, "crash", case.truth, crash=True,
-                      detail=f"{checked.died or escaped[-700:]}; {why}", input=given)
+        raised = escaped.strip().splitlines()[-1] if escaped else checked.died
+        return Judged(case.variant, "crash", case.truth, crash=True, input=given,
+                      detail=f"{raised[:300]}; {why}; {escaped[-900:]}")
     if checked.status == 2:
         verdict, said = "refused", checked.stderr.strip()[-300:]
     else:

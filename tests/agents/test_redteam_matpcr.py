@@ -219,6 +219,18 @@ def test_a_worker_that_dies_mid_call_is_a_crash(tmp_path):
     assert judge(Case("v", "{}", "wrong", "why"), answer).crash
 
 
+def test_a_checker_that_cannot_start_is_a_crash_that_says_why(tmp_path):
+    """An oracle module that no longer imports is the checker's crash, not the red team's."""
+    broken = "import sys; sys.stderr.write('SyntaxError: invalid syntax (oracles.py)'); sys.exit(1)"
+    checker = BoundedChecker(command=[sys.executable, "-c", broken], warm_up=())
+    try:
+        answer = checker.check(tmp_path / "claims.json")
+    finally:
+        checker.close()
+    assert "did not start" in answer.died and "SyntaxError" in answer.died
+    assert judge(Case("v", "{}", "right", "why"), answer).crash
+
+
 def test_the_worker_runs_matpcr_check_and_reports_its_exit(tmp_path):
     """The real worker: a claims file it cannot read exits 2 with a message, never a traceback."""
     (tmp_path / "claims.json").write_text("{not json")
