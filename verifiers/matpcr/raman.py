@@ -17,7 +17,7 @@ import numpy as np
 from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.judgement import Judgement, passes
 from physvec.verifiers.matpcr.schema import Claim, RamanItem
-from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, defect, features, unreadable
+from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, closest, defect, features, unreadable
 
 TOLERANCE_CM1 = 5.0
 ACCURACY_CM1 = 2.0
@@ -55,13 +55,7 @@ def judge(item: RamanItem, claim: Claim) -> Judgement:
     if why is not None:
         return Judgement(Outcome.UNKNOWN, why, evidence)
     candidates = assessed(item)
-    genuine = [feature for feature, why in candidates if why is None]
-    nearest = min(genuine, key=lambda f: abs(f.position - value), default=None)
-    near = [(f, why) for f, why in candidates if abs(f.position - value) <= TOLERANCE_CM1]
-    strongest = max(near, key=lambda pair: pair[0].snr, default=None)
-    failure = (f"no genuine line lies within 5 cm^-1: the strongest candidate there is {strongest[1]}" if strongest
-               else "no local maximum of the spectrum lies within 5 cm^-1")
-    holds = nearest is not None and abs(nearest.position - value) <= TOLERANCE_CM1
-    return passes(holds, "a genuine line lies within 5 cm^-1", failure, evidence,
-                  {"nearest_peak_cm1": nearest.position if nearest else None,
-                   "lines": [[f.position, round(f.snr, 1)] for f in genuine]})
+    nearest, why = closest(candidates, value, TOLERANCE_CM1)
+    return passes(why is None, "a genuine line lies within 5 cm^-1", f"no genuine line lies within 5 cm^-1: {why}",
+                  evidence, {"nearest_peak_cm1": nearest.position if nearest else None,
+                             "lines": [[f.position, round(f.snr, 1)] for f, defect_ in candidates if defect_ is None]})

@@ -6,16 +6,17 @@ Poisson: its variance is its mean.  A feature (a Raman line, a Bragg peak) is th
 against the counts a local baseline predicts, never by the spectrum's own scatter (a one-count spectrum has
 no scatter, so a threshold made of it collapses to zero):
 
-- **baseline**: a polynomial in position fitted by least squares to two side bands, 2 to 6 half-widths from
-  the feature on either side (a quadratic follows a sloping fluorescence background and the curved top of
-  an amorphous halo; the fit's own uncertainty enters the noise);
+- **baseline**: the higher of a straight line and a quadratic fitted by least squares to two symmetric side
+  bands, 2 to 6 half-widths from the feature (the line is the cautious one beside another line, the
+  quadratic under a curved background such as an amorphous halo's top); the fit's own uncertainty enters
+  the noise;
 - **noise floor**: each channel's variance is max(baseline counts, 1) (FLOOR_COUNTS): Poisson, but never
   below one count, because a channel that read zero has not shown that its mean is below one, and a
   threshold built on a zero variance certifies a single stray count.  When the channels scatter more than
-  Poisson (read noise, intensities rescaled from counts) the variance is multiplied by that excess
-  (``dispersion``), never by less than 1, so a spectrum cannot buy significance by being scaled up;
-- **signal-to-noise**: the counts above the baseline within one half-width of the centre, over the standard
-  deviation of that excess; a feature certifies at SNR_MIN or more;
+  Poisson (read noise, intensities rescaled from counts) the variance, floor included, is multiplied by
+  that excess (``dispersion``), never by less than 1, so a spectrum cannot buy significance by being scaled;
+- **signal-to-noise**: the counts above the baseline within one FWHM (at least the resolution) of the centre,
+  over the standard deviation of that excess; a feature certifies at SNR_MIN or more;
 - **cosmic rays**: a feature must keep SNR_MIN with its brightest channel replaced by its neighbours' mean,
   so a single-channel spike is not a line however tall;
 - **width**: a feature is at least MIN_WIDTH of the instrument resolution wide (a line seen through a
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -57,8 +59,9 @@ class Feature:
     position: float
     fwhm: float
     """full width at half maximum, the instrument's smoothing taken out in quadrature, in axis units"""
-    snr: float
-    snr_without_brightest: float
+    snr: float | None
+    """None where the spectrum is too short on one side for the feature's side bands"""
+    snr_without_brightest: float | None
     """the SNR with the feature's brightest channel replaced by its neighbours' mean"""
 
 
@@ -84,25 +87,30 @@ def dispersion(counts: np.ndarray, block: int) -> float:
     The larger of two measures.  The spread of block sums against their mean: differences of adjacent blocks
     cancel a sloping baseline, and their median absolute deviation ignores the few blocks a line crosses
     (where most differences are zero, as in a sparse spectrum, the root mean square of the smallest nine
-    tenths stands in).  And the count quantum, the smallest step between distinct intensities: 1 for counts,
-    1000 for counts multiplied by 1000.  A Poisson spectrum gives 1; read noise or rescaled counts more.
+    tenths stands in).  And the count quantum (``quantum``).  A Poisson spectrum gives 1; read noise or
+    rescaled counts more.
     """
     sums = counts[: counts.size // block * block].reshape(-1, block).sum(axis=1)
     deviations = np.abs(np.diff(sums) - np.median(np.diff(sums)))
     mad = float(np.median(deviations))
     smallest = np.sort(deviations)[: deviations.size * 9 // 10]
     spread = 1.4826 * mad if mad > 0 else math.sqrt(float(np.mean(smallest**2)))
-    steps = np.diff(np.unique(counts))
-    quantum = float(steps.min()) if steps.size else 1.0
-    return max(1.0, quantum, spread**2 / (2 * max(float(np.median(sums)), block * FLOOR_COUNTS)))
+    return max(1.0, quantum(counts), spread**2 / (2 * max(float(np.median(sums)), block * FLOOR_COUNTS)))
+
+
+def quantum(counts: np.ndarray) -> float:
+    """The greatest common divisor of whole-number intensities (1 for counts, 1000 for counts multiplied by
+    1000), or 1 when they are not whole numbers."""
+    if not np.all(counts == np.round(counts)) or counts.max() >= 2**53:
+        return 1.0
+    return float(np.gcd.reduce(counts.astype(np.int64))) or 1.0
 
 
 def features(axis: np.ndarray, counts: np.ndarray, resolution: float) -> list[Feature]:
     """Every local maximum of the spectrum smoothed by the instrument function, with its width and SNR.
 
     The smoothing (a Gaussian of the resolution's width: the matched filter of an unresolved line) only
-    finds the maxima and their widths; the SNR is computed from the raw counts.  A maximum too near an
-    edge of the measured range for its side bands is left out: its baseline cannot be measured.
+    finds the maxima and their widths; the SNR is computed from the raw counts.
     """
     from scipy.ndimage import gaussian_filter1d
     from scipy.signal import find_peaks, peak_widths
@@ -120,9 +128,8 @@ def features(axis: np.ndarray, counts: np.ndarray, resolution: float) -> list[Fe
     for width, start, stop in zip(widths, left, right):
         fwhm = math.sqrt(max(width**2 - per_channel**2, 0.0))
         centre = (start + stop) / 2
-        snr = _snr(counts, round(centre), math.ceil(max(fwhm, per_channel)), phi)
-        if snr is not None:
-            found.append(Feature(float(np.interp(centre, channels, axis)), fwhm * step, *snr))
+        snr = _snr(counts, round(centre), math.ceil(max(fwhm, per_channel)), phi) or (None, None)
+        found.append(Feature(float(np.interp(centre, channels, axis)), fwhm * step, *snr))
     return found
 
 
@@ -137,34 +144,35 @@ def _snr(counts: np.ndarray, centre: int, half: int, phi: float) -> tuple[float,
     if outer < 3 * half:
         return None
     offsets = np.arange(-outer, outer + 1)
-    bands = centre + offsets[np.abs(offsets) >= 2 * half]
-    window = np.arange(centre - half, centre + half + 1)
-    expected, weights, on_window, on_bands = max(
-        (_baseline(counts, bands, window, centre, half, degree) for degree in (1, 2)), key=lambda fit: fit[0])
+    band_counts = counts[centre + offsets[np.abs(offsets) >= 2 * half]]
+    fits = [_baseline(half, outer, degree) for degree in (1, 2)]
+    weights, to_window, to_bands = max(fits, key=lambda fit: float(fit[0] @ band_counts))
     floor = phi * FLOOR_COUNTS  # one count, in the spectrum's units (phi of them when counts were scaled)
-    variance = phi * (np.maximum(on_window, floor).sum() + (weights**2 * np.maximum(on_bands, floor)).sum())
-    excess = float(counts[window].sum()) - expected
-    brightest = int(window[np.argmax(counts[window])])
+    variance = phi * (np.maximum(to_window @ band_counts, floor).sum()
+                      + (weights**2 * np.maximum(to_bands @ band_counts, floor)).sum())
+    window = counts[centre - half: centre + half + 1]
+    excess = float(window.sum() - weights @ band_counts)
+    brightest = centre - half + int(np.argmax(window))
     neighbours = float(counts[[max(brightest - 1, 0), min(brightest + 1, counts.size - 1)]].mean())
     sigma = math.sqrt(variance)
     return excess / sigma, (excess - float(counts[brightest]) + neighbours) / sigma
 
 
-def _baseline(counts: np.ndarray, bands: np.ndarray, window: np.ndarray, centre: int, half: int,
-              degree: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """A polynomial baseline fitted to the side bands by least squares: (its counts summed over the window,
-    the weights w with that sum = w . counts[bands], its values on the window, its values on the bands).
+@lru_cache(maxsize=1024)
+def _baseline(half: int, outer: int, degree: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A polynomial baseline fitted by least squares to the side bands (2 half-widths to ``outer`` channels
+    from the centre), as linear maps of the band counts: (the weights w with the baseline's sum over the
+    window = w . band counts, the maps to the baseline on the window and on the bands).
 
-    The oracle takes the higher of the linear and the quadratic baseline: the straight line is the cautious
+    _snr takes the higher of the linear and the quadratic baseline: the straight line is the cautious
     one beside another line (the quadratic's curvature, pulled by a neighbour in one band, can dive under
     the window), the quadratic beside a curved background (the straight line cuts under an amorphous halo's
     top), so neither case lets noise stand above a baseline that is too low."""
-    on_bands = np.vander((bands - centre) / half, degree + 1, increasing=True)
-    on_window = np.vander((window - centre) / half, degree + 1, increasing=True)
-    gram = on_bands.T @ on_bands
-    weights = on_bands @ np.linalg.solve(gram, on_window.sum(axis=0))
-    coefficients = np.linalg.solve(gram, on_bands.T @ counts[bands])
-    return float(weights @ counts[bands]), weights, on_window @ coefficients, on_bands @ coefficients
+    offsets = np.arange(-outer, outer + 1)
+    on_bands = np.vander(offsets[np.abs(offsets) >= 2 * half] / half, degree + 1, increasing=True)
+    on_window = np.vander(np.arange(-half, half + 1) / half, degree + 1, increasing=True)
+    projector = np.linalg.solve(on_bands.T @ on_bands, on_bands.T)
+    return on_window.sum(axis=0) @ projector, on_window @ projector, on_bands @ projector
 
 
 def defect(feature: Feature, resolution: float, widest: float | None = None) -> str | None:
@@ -172,6 +180,8 @@ def defect(feature: Feature, resolution: float, widest: float | None = None) -> 
     if widest is not None and feature.fwhm > widest:
         return (f"a feature {feature.fwhm:.3g} wide, more than {widest:.3g}: much wider than the resolution, an "
                 "amorphous halo rather than a Bragg peak")
+    if feature.snr is None or feature.snr_without_brightest is None:
+        return "too near an edge of the measured range for a baseline on both sides"
     if feature.snr < SNR_MIN:
         return f"signal-to-noise {feature.snr:.2f} over the local baseline, below {SNR_MIN:g}"
     if feature.snr_without_brightest < SNR_MIN:
@@ -179,6 +189,20 @@ def defect(feature: Feature, resolution: float, widest: float | None = None) -> 
     if feature.fwhm < MIN_WIDTH * resolution:
         return f"narrower ({feature.fwhm:.3g}) than {MIN_WIDTH:g} of the instrument resolution {resolution:g}"
     return None
+
+
+def closest(candidates: list[tuple[Feature, str | None]], value: float,
+            tolerance: float) -> tuple[Feature | None, str | None]:
+    """The genuine feature nearest ``value`` (None: there is none) and, when none lies within ``tolerance``,
+    why: the defect of the candidate nearest the value, or that no local maximum lies there."""
+    genuine = [feature for feature, why in candidates if why is None]
+    nearest = min(genuine, key=lambda feature: abs(feature.position - value), default=None)
+    if nearest is not None and abs(nearest.position - value) <= tolerance:
+        return nearest, None
+    near = [(feature, why) for feature, why in candidates if abs(feature.position - value) <= tolerance]
+    if not near:
+        return nearest, "no local maximum lies there"
+    return nearest, f"the candidate nearest the claim is {min(near, key=lambda pair: abs(pair[0].position - value))[1]}"
 
 
 # generation ----------------------------------------------------------------------------------------------
