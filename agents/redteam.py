@@ -1258,6 +1258,10 @@ def run_checker(checker: str, trials: int, seed: int, out: Path,
         raise ValueError(f"unknown checker {checker!r} (known: {', '.join(CHECKERS)})")
     if checker == "pipeline":  # FileNotFoundError before any trial: the command reports it as bad input
         _fixture("hopping_ring.py"), _fixture("particle_in_box.py")
+    if checker == "matpcr":  # its worker starts (imports, warm-up) before the first trial's clock does
+        from physvec.agents.redteam_matpcr import bounded_checker
+
+        bounded_checker().start()
     out.mkdir(parents=True, exist_ok=True)
     records = RecordFile(out / RECORDS_FILE, TrialRecord)
     done = {record.key: record for record in records.read()}

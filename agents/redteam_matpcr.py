@@ -2,7 +2,8 @@
 `matpcr check --json` in a bounded worker and judged by redteam_matpcr_truth, never by an oracle.
 
 Classes, round-robin (CLASSES["matpcr"] in redteam.py; generators in redteam_matpcr_cases.py (spectra),
-redteam_matpcr_values.py (inside a window) and redteam_matpcr_texts.py (the parser, crashes and hangs)):
+redteam_matpcr_values.py (inside a window), redteam_matpcr_texts.py (the parser) and redteam_matpcr_inputs.py
+(crashes and hangs)):
 
 noise as a line   honest_poisson_lines (the control: true lines in Poisson spectra and patterns, a weak one
                   among them, must certify); dark_spectrum, sparse_poisson_counts, cosmic_ray_spike, smoothing_bump,
@@ -14,8 +15,9 @@ the parser        parser_temperature, parser_uncertainty_and_width, parser_theta
                   parser_per_atom, parser_formation_vs_hull, parser_negation, parser_microscopy_lengths: reasoning
                   whose truth is that of the statements it makes; temperatures, widths, errors and working
                   distances in it are not claims
-crashes, hangs    malformed_inputs (ids and numbers to refuse with exit 2), pathological_text (up to 1 kB that a
-                  backtracking pattern stalls on, and one of 20 kB), extreme_wavelength (0.1-0.2 A and 5-10 A)
+crashes, hangs    malformed_inputs (ids, numbers and file shapes to refuse with exit 2; 1e308 and 5e-324 to judge),
+                  pathological_text (up to 1 kB that a backtracking pattern stalls on, control characters, lone
+                  surrogates, and 20 kB), extreme_wavelength (0.1-0.2 A and 5-10 A)
 
 Per trial: a false certificate (certified, truth not right), a false refusal (failed or refused with the truth
 right, or failed with the line outside the data), a crash (a traceback, or an exit without a certificate), a
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from physvec.agents import redteam_matpcr_cases as spectra
+from physvec.agents import redteam_matpcr_inputs as inputs
 from physvec.agents import redteam_matpcr_texts as texts
 from physvec.agents import redteam_matpcr_values as values
 from physvec.agents.redteam import DETAIL_CHARS, Judged
@@ -77,8 +80,8 @@ GENERATORS: dict[str, Callable[[random.Random], Case | None]] = {
     "parser_number_formats": texts.parser_number_formats, "parser_per_atom": texts.parser_per_atom,
     "parser_formation_vs_hull": texts.parser_formation_vs_hull, "parser_negation": texts.parser_negation,
     "parser_microscopy_lengths": texts.parser_microscopy_lengths,
-    "malformed_inputs": texts.malformed_inputs, "pathological_text": texts.pathological_text,
-    "extreme_wavelength": texts.extreme_wavelength,
+    "malformed_inputs": inputs.malformed_inputs, "pathological_text": inputs.pathological_text,
+    "extreme_wavelength": inputs.extreme_wavelength,
 }
 """every class in CLASSES["matpcr"] order (a test keeps the two equal)"""
 
@@ -109,11 +112,14 @@ class BoundedChecker:
         self._buffer = b""
         self._scratch = Path(tempfile.mkdtemp(prefix="redteam-matpcr-"))
 
+    def start(self) -> str:
+        """Start and warm a worker unless one is running: '' when it answers, else why not."""
+        return "" if self._process is not None and self._process.poll() is None else self._start()
+
     def check(self, claims: Path) -> Checked:
-        if self._process is None or self._process.poll() is not None:
-            failed = self._start()
-            if failed:
-                return Checked(None, died=failed)
+        failed = self.start()
+        if failed:
+            return Checked(None, died=failed)
         started = time.monotonic()
         reply = self._ask(["check", str(claims), "--json"], self.bound_s)
         elapsed = time.monotonic() - started

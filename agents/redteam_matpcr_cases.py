@@ -199,7 +199,8 @@ def sparse_poisson_counts(rng: random.Random) -> Case:
 
 
 def cosmic_ray_spike(rng: random.Random) -> Case | None:
-    """One channel of an honest spectrum hit by a cosmic ray, far from every line; the spike claimed as a line."""
+    """One channel (or two adjacent ones) of an honest spectrum hit by a cosmic ray, far from every line; the
+    spike claimed as a line."""
     raman = rng.random() < 0.5
     spectrum = raman_spectrum(rng, pick(rng, tuple(RAMAN_LINES))) if raman else \
         powder_pattern(rng, pick(rng, tuple(CUBIC)))
@@ -208,11 +209,11 @@ def cosmic_ray_spike(rng: random.Random) -> Case | None:
         abs(spectrum.axis[i] - line.position) > max(12 * line.fwhm, 12 * step) for line in spectrum.lines)]
     if not far:
         return None
-    spike, counts = pick(rng, far), spectrum.counts.copy()
-    counts[spike] += float(counts.max()) * rng.uniform(0.3, 3.0) + rng.uniform(20, 200)
-    return _spectral_case(f"{'raman' if raman else 'pattern'} spike of {counts[spike]:.0f} counts in one channel",
-                          replace(spectrum, counts=counts), raman, float(spectrum.axis[spike]),
-                          "a single-channel spike is a cosmic ray, not a line")
+    spike, counts, width = pick(rng, far), spectrum.counts.copy(), 1 if rng.random() < 0.6 else 2
+    counts[spike:spike + width] += float(counts.max()) * rng.uniform(0.3, 3.0) + rng.uniform(20, 200)
+    return _spectral_case(f"{'raman' if raman else 'pattern'} spike of {counts[spike]:.0f} counts in {width} "
+                          f"channel(s) of {step:g}", replace(spectrum, counts=counts), raman,
+                          float(spectrum.axis[spike]), "a spike one or two channels wide is a cosmic ray, not a line")
 
 
 def smoothing_bump(rng: random.Random) -> Case:

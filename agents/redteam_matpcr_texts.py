@@ -1,7 +1,6 @@
-"""The MatPCR red team's reasoning texts and hostile inputs: the parser classes (a text's truth is that of the
-statements it makes; the temperatures, widths, errors and working distances in it are not claims) and the
-crash and hang classes (malformed ids and numbers, pathological texts, extreme wavelengths).  Truth comes from
-redteam_matpcr_truth only.
+"""The MatPCR red team's parser classes: reasoning as a physicist writes it, whose truth is that of the statements
+it makes (the temperatures, widths, errors, working distances and negated statements in it are read as what
+they are).  Truth comes from redteam_matpcr_truth only.
 """
 
 from __future__ import annotations
@@ -14,13 +13,12 @@ from physvec.agents.redteam_matpcr_cases import (
     RAMAN_LINES, Case, claim, claims_file, hkl_text, name, near_miss, pick, raman_spectrum, spectrum_item,
     strong_reflection,
 )
-from physvec.agents.redteam_matpcr_values import NM_PER_UNIT, length_text, micrograph, temperature
 from physvec.agents.redteam_matpcr_truth import (
-    CORUNDUM, CORUNDUM_CELL, CORUNDUM_STRONG, CUBIC, ENTHALPIES, GAP_CLASSES, GAPS, MAGNETIC, MAGNETIC_ATOMS, MOMENTS,
-    Truth, bragg_two_theta, cubic_reflections, diffraction_truth, e_above_hull, feature_truth,
-    formation_energy_per_atom, gap_class_truth, gap_truth, hexagonal_d, hull_distance_truth, line_truth,
-    moment_truth, order_truth, stable_truth,
+    CU_K_ALPHA1, CUBIC, ENTHALPIES, GAP_CLASSES, GAPS, MAGNETIC, MAGNETIC_ATOMS, MOMENTS, Truth, bragg_two_theta,
+    cubic_reflections, diffraction_truth, e_above_hull, feature_truth, formation_energy_per_atom, gap_class_truth,
+    gap_truth, hull_distance_truth, line_truth, metastable_truth, moment_truth, order_truth, stable_truth,
 )
+from physvec.agents.redteam_matpcr_values import ABSENT, NM_PER_UNIT, length_text, micrograph, temperature
 
 
 def combined(*truths: Truth) -> str:
@@ -28,6 +26,11 @@ def combined(*truths: Truth) -> str:
     if "wrong" in truths:
         return "wrong"
     return "right" if truths and all(t == "right" for t in truths) else ""
+
+
+def negated(truth: Truth) -> Truth:
+    """The truth of 'not S' from that of S."""
+    return "wrong" if truth == "right" else "right" if truth == "wrong" else None
 
 
 def _text_case(variant: str, item: dict | str, text: str, truth: str, why: str) -> Case:
@@ -96,9 +99,11 @@ def parser_uncertainty_and_width(rng: random.Random) -> Case:
 
 
 def parser_theta_vs_two_theta(rng: random.Random) -> Case:
-    """theta written for the Bragg angle (right and wrong), '2-θ = 60°' beside a right peak, '2-theta = ...'."""
+    """theta written for the Bragg angle (right and wrong), '2-θ = 60°' beside a right peak, '2-theta = ...', and
+    the degree as '°2θ', 'º', 'deg', after a no-break space or 'approximately'."""
     material, hkl, angle = _bragg(rng)
-    mode = pick(rng, ("theta_right", "both_right", "dashed_two_theta_wrong", "theta_wrong", "two_theta_words"))
+    mode = pick(rng, ("theta_right", "both_right", "dashed_two_theta_wrong", "theta_wrong", "two_theta_words",
+                      "degree_forms"))
     if mode == "theta_right":
         theta = round(angle / 2, 2)
         text, truth = f"The Bragg angle θ of the {name(material)} {hkl_text(hkl)} reflection is {theta:.2f}°.", \
@@ -113,9 +118,15 @@ def parser_theta_vs_two_theta(rng: random.Random) -> Case:
     elif mode == "theta_wrong":
         text = f"The {hkl_text(hkl)} reflection of {name(material)} lies at θ = {angle:.2f}°."
         truth = diffraction_truth(material, 2 * round(angle, 2), hkl=hkl)
-    else:
+    elif mode == "two_theta_words":
         text = f"At 2-theta = {angle:.2f} degrees we index the {hkl_text(hkl)} reflection of {name(material)}."
         truth = diffraction_truth(material, round(angle, 2), hkl=hkl)
+    else:
+        claimed = round(angle, 2) if rng.random() < 0.5 else near_miss(rng, angle)
+        form = pick(rng, ("{v} °2θ", "{v}\u00a0°", "{v}º", "{v} deg", "approximately {v}°", "~{v}°",
+                          "{v} degrees two-theta"))
+        text = f"The {hkl_text(hkl)} reflection of {name(material)} appears at {form.format(v=f'{claimed:.2f}')}."
+        truth = diffraction_truth(material, claimed, hkl=hkl)
     return _text_case(mode, f"diffraction:{material}", text, truth or "",
                       f"Bragg's law: {hkl_text(hkl)} at {angle:.2f} deg")
 
@@ -186,7 +197,7 @@ def parser_formation_vs_hull(rng: random.Random) -> Case:
     elif mode == "metastable_right":
         text = (f"{written} (formation enthalpy {formation:.2f} eV/atom) is metastable, {above * 1000:.0f} meV/atom "
                 "above the hull.")
-        truth = hull_distance_truth(material, round(above * 1000) / 1000)
+        truth = combined(metastable_truth(material), hull_distance_truth(material, round(above * 1000) / 1000))
     elif mode == "stable_wrong":
         text, truth = f"With a formation energy of {formation:.2f} eV/atom, {written} is thermodynamically stable.", \
             stable_truth(material)
@@ -199,9 +210,13 @@ def parser_formation_vs_hull(rng: random.Random) -> Case:
 
 
 def parser_negation(rng: random.Random) -> Case:
-    """'never an insulator', 'not a metal but a semiconductor', 'not antiferromagnetic', 'a band gap is absent'."""
+    """'never an insulator', 'not a metal but a semiconductor', 'not antiferromagnetic', 'a band gap is absent',
+    'there is no band at 480 cm-1', 'the forbidden (200) reflection is absent'."""
     mode = pick(rng, ("never_insulator", "not_metal_but", "never_semiconductor", "not_insulator", "gap_absent",
-                      "not_ferromagnetic", "not_antiferromagnetic", "never_ferromagnetic"))
+                      "not_ferromagnetic", "not_antiferromagnetic", "never_ferromagnetic", "no_band",
+                      "absent_reflection"))
+    if mode in ("no_band", "absent_reflection"):
+        return _negated_line(rng, mode == "no_band")
     metals, semis, insulators = GAP_CLASSES["metal"], GAP_CLASSES["semiconductor"], GAP_CLASSES["insulator"]
     if mode in ("never_insulator", "gap_absent"):
         material = pick(rng, [m for m in metals if m in GAPS])
@@ -231,6 +246,30 @@ def parser_negation(rng: random.Random) -> Case:
     return _text_case(mode, f"band_gap:{material}", text, truth or "", f"{material} is undisputedly in its class")
 
 
+def _negated_line(rng: random.Random, raman: bool) -> Case:
+    """A line or reflection said to be absent where there is none (right) or where there is one (wrong), beside a
+    right one."""
+    if raman:
+        material = pick(rng, tuple(RAMAN_LINES))
+        spectrum = raman_spectrum(rng, material)
+        line = max(spectrum.lines, key=lambda line: line.height)
+        empty = float(round(spectrum.axis[rng.randrange(10, spectrum.axis.size - 10)]))
+        empty = line.position if rng.random() < 0.25 else empty
+        text = f"There is no band at {empty:.0f} cm-1; the {name(material)} line lies at {line.position:.1f} cm-1."
+        truth = combined(negated(line_truth(spectrum, round(empty))), line_truth(spectrum, round(line.position, 1)))
+        return _text_case("no_band", spectrum_item(spectrum, True, material), text, truth,
+                          f"lines put there: {[round(x.position, 1) for x in spectrum.lines]}")
+    material, hkl, angle = _bragg(rng)
+    cell = CUBIC[material]
+    absent = pick(rng, ABSENT[cell.lattice]) if rng.random() < 0.75 else strong_reflection(rng, material).hkl
+    at = round(bragg_two_theta(cell.a / sum(i * i for i in absent) ** 0.5, CU_K_ALPHA1) or 0.0, 2)
+    text = (f"The forbidden {hkl_text(absent)} reflection of {name(material)} at {at:.2f}° is absent, while "
+            f"{hkl_text(hkl)} appears at {angle:.2f}°.")
+    truth = combined(negated(diffraction_truth(material, at, hkl=absent)), diffraction_truth(material, round(angle, 2)))
+    return _text_case("absent_reflection", f"diffraction:{material}", text, truth,
+                      f"Bragg's law and the {cell.lattice} selection rules")
+
+
 def parser_microscopy_lengths(rng: random.Random) -> Case:
     """A working distance in mm, a scale bar's own length and a feature within 60 characters after it."""
     item, pixel = micrograph(rng)
@@ -258,129 +297,3 @@ def parser_microscopy_lengths(rng: random.Random) -> Case:
     truths = [feature_truth(pixel, width, height, value * NM_PER_UNIT[unit]) for value, unit in sizes]
     return _text_case(mode, item, text.replace(" um", " µm"), combined(*truths),
                       f"{pixel:.3g} nm per pixel, image {width}x{height} px (at least 2 px to be resolved)")
-
-
-# -- crashes and hangs ------------------------------------------------------------------------------------
-
-MALFORMED_IDS = ("raman:Si:²", "raman:Si:¹²", "raman:Si:٣", "raman:Si:１２", "raman:Si:𝟗", "raman:Si:-1",
-                 "raman:Si:+3", "raman:Si: 7", "raman:Si:1.5", "raman:Si:0x1f", "raman:Si:1_0", "raman:Si:3:4",
-                 "raman:", "diffraction:", "diffraction:Si:1", "diffraction:si", "", ":", "stability:",
-                 "band_gap:Unobtainium", "microscopy:")
-"""ids off the documented grammar CONSTRAINT:NAME[:SEED] (a seed of ASCII digits), or naming nothing"""
-POISONS = ("NaN", "Infinity", "-Infinity", "1e400", "true", "1" + "0" * 400, '"28.44"', "null")
-WRONG_CLAIM = {"raman": claim("raman", value=470.0, unit="cm-1"),
-               "diffraction": claim("diffraction", value=40.0, unit="deg"),
-               "stability": claim("stability", value=0.5, unit="eV/atom"),
-               "band_gap": claim("band_gap", value=9.0, unit="eV"),
-               "microscopy": claim("microscopy", value=1e-3, unit="nm"), "": claim("raman", value=470.0, unit="cm-1")}
-"""a claim no item of the kind supports (Si has no first-order Raman line at 470 cm^-1, no reflection at 40 deg)"""
-
-
-def malformed_inputs(rng: random.Random) -> Case:
-    """`raman:Si:²`, a 5000-digit seed, NaN and 1e400 in place of a number, a 101st Miller index, a wavelength of
-    0.05 A: each must be refused (exit 2) or judged, never a traceback, and never certified."""
-    mode = pick(rng, ("id", "id", "huge_seed", "poisoned_number", "out_of_range"))
-    if mode in ("id", "huge_seed"):
-        seed = str(rng.randint(1, 9)) * pick(rng, (30, 400, 5000))
-        item = pick(rng, MALFORMED_IDS) if mode == "id" else f"raman:Si:{seed}"
-        kind = item.partition(":")[0]
-        text = claims_file(item, (WRONG_CLAIM.get(kind, WRONG_CLAIM[""]),))
-        return Case(f"{mode}: {item[:40]}", text, "malformed" if mode == "id" else "wrong",
-                    "off the id grammar" if mode == "id" else "a Si spectrum has no line at 470 cm^-1")
-    if mode == "poisoned_number":
-        where = pick(rng, ("value", "wavelength", "hkl"))
-        item: dict | str = {"constraint": "diffraction", "id": "redteam:poison", "material": "Si",
-                            "wavelength_angstrom": "__POISON__" if where == "wavelength" else 1.54056}
-        fields = {"value": "__POISON__" if where == "value" else 28.44, "unit": "deg"}
-        if where == "hkl":
-            fields["hkl"] = [1, 1, "__POISON__"]
-        token = pick(rng, POISONS)
-        text = claims_file(item, (claim("diffraction", **fields),)).replace('"__POISON__"', token)
-        return Case(f"{where} = {token[:12]}", text, "malformed", "not a finite number")
-    item = {"constraint": "diffraction", "id": "redteam:range", "material": "Si", "wavelength_angstrom": 1.54056}
-    fields = {"value": 28.44, "unit": "deg"}
-    spot = pick(rng, ("wavelength", "hkl", "unit", "field"))
-    if spot == "wavelength":
-        item["wavelength_angstrom"] = pick(rng, (0.05, 0.0, -1.54, 1e-300, 11.0))
-    elif spot == "hkl":
-        fields["hkl"] = pick(rng, ([101, 1, 1], [1, 1], [1, 1, 1, 1, 1], [1.5, 1, 1]))
-    elif spot == "unit":
-        fields["unit"] = pick(rng, ("rad", "", "°C", "deg2"))
-    else:
-        fields["valeu"] = 28.44
-    return Case(f"out of range: {spot}", claims_file(item, (claim("diffraction", **fields),)), "malformed",
-                "outside the documented range or schema")
-
-
-JUNK_WRONG_TOKEN = {"diffraction": "1° ", "raman": "1 cm-1 ", "magnetisation": "9 μB ", "stability": "1 eV/atom ",
-                    "band_gap": "9 eV "}
-TAILS = {"diffraction": (" Si (111) at 28.44°.", " Si (220) at 47.0°."),
-         "raman": (" The Si line lies at 520.7 cm-1.", " The Si line lies at 470.0 cm-1."),
-         "magnetisation": (" Fe carries 2.22 μB per atom.", " Fe carries 0.50 μB per atom."),
-         "stability": (" MgO lies on the convex hull.", " MgO lies 0.04 eV/atom above the hull."),
-         "band_gap": (" Si is a semiconductor.", " Si is a metal.")}
-"""per constraint: a right and a wrong closing statement (items diffraction:Si, raman:Si, magnetisation:Fe,
-stability:MgO, band_gap:Si; Si's Raman line: Parker et al., Phys. Rev. 155, 712 (1967))"""
-ITEMS = {"diffraction": "diffraction:Si", "raman": "raman:Si", "magnetisation": "magnetisation:Fe",
-         "stability": "stability:MgO", "band_gap": "band_gap:Si"}
-
-
-def _junk(rng: random.Random, constraint: str, size: int) -> tuple[str, bool]:
-    """Text a backtracking pattern stalls on, and whether it may hold a (wrong) claim of its own."""
-    shape = pick(rng, ("spaces", "open_hkl", "parens", "hkl_run", "digits", "two_theta_run", "dots", "random", "units"))
-    if shape == "units":
-        token = JUNK_WRONG_TOKEN[constraint]
-        return (token * (size // len(token) + 1))[:size], True
-    return {"spaces": "(1 1 1)" + " " * size, "open_hkl": "(1 1 1" + " " * size, "parens": "(" * size,
-            "hkl_run": "(1,1,1) " * (size // 8), "digits": "1 " * (size // 2), "two_theta_run": "2θ = " * (size // 5),
-            "dots": "1." * (size // 2), "random": "".join(rng.choice("()-,. 0123456789θ2") for _ in range(size)),
-            }[shape][:size], False
-
-
-def pathological_text(rng: random.Random) -> Case:
-    """'(1 1 1)' and 250-990 spaces, runs of parentheses and digits, 1 kB of noise, or 20 kB: answered within the
-    bound; a right closing statement must still certify, and no text without one may."""
-    constraint = pick(rng, tuple(TAILS))
-    right, wrong = TAILS[constraint]
-    long = rng.random() < 0.1
-    junk, holds_claims = _junk(rng, constraint, 20_000 if long else rng.randint(250, 960))
-    tail = pick(rng, ("", wrong) if holds_claims or long else ("", right, wrong))
-    truth = "right" if tail == right else "wrong" if tail == wrong else "no_claim"
-    text = (junk + tail) if long else (junk + tail)[:1000]
-    return Case(f"{constraint}: {len(text)} chars, {junk[:12]!r}..., tail {tail.strip()[:30]!r}",
-                claims_file(ITEMS[constraint], reasoning=text), truth,
-                "the closing statement is the only claim" if tail else "no right claim in the text")
-
-
-def extreme_wavelength(rng: random.Random) -> Case:
-    """Al2O3 and cubic cells at 0.1-0.2 A (hundreds of thousands of reflections to 180 deg) and at 5-10 A (none
-    reachable): claims at and between the reflections Bragg's law gives."""
-    mode = pick(rng, ("short_cubic", "short_corundum", "long_cubic"))
-    material = CORUNDUM if mode == "short_corundum" else pick(rng, tuple(CUBIC))
-    hkl = None
-    if mode == "long_cubic":
-        longest = max(CUBIC[material].a / np.sqrt(r.hkl[0] ** 2 + r.hkl[1] ** 2 + r.hkl[2] ** 2)
-                      for r in cubic_reflections(material, up_to_deg=90))
-        wavelength = round(rng.uniform(max(5.0, 2 * longest + 0.1), 10.0), 3)
-        claimed = round(strong_reflection(rng, material).two_theta, 2)
-    elif mode == "short_corundum":
-        wavelength = pick(rng, (0.1, 0.15, 0.2))
-        lowest = bragg_two_theta(CORUNDUM_CELL[1], wavelength) or 0.0
-        line = pick(rng, CORUNDUM_STRONG)
-        claimed = round(bragg_two_theta(hexagonal_d(*CORUNDUM_CELL, line), wavelength) or 0.0, 3) \
-            if rng.random() < 0.5 else round(lowest * rng.uniform(0.1, 0.35), 3)
-    else:
-        wavelength = round(rng.uniform(0.1, 0.2), 3)
-        reflections = cubic_reflections(material, wavelength, 12.0)
-        index = rng.randrange(min(4, len(reflections) - 1))
-        this, after = reflections[index], reflections[index + 1]
-        if rng.random() < 0.5:
-            claimed, hkl = round(this.two_theta, 3), this.hkl if rng.random() < 0.5 else None
-        else:
-            claimed = round((this.two_theta + after.two_theta) / 2, 3)
-    item = {"constraint": "diffraction", "id": "redteam:wavelength", "material": material,
-            "wavelength_angstrom": wavelength}
-    truth = diffraction_truth(material, claimed, wavelength, hkl)
-    return Case(f"{material} at {wavelength} A: {claimed} deg ({mode})", claims_file(item, (claim(
-        "diffraction", value=claimed, unit="deg", hkl=list(hkl) if hkl else None),)), truth or "",
-        f"Bragg's law at {wavelength} A")

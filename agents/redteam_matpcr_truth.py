@@ -1,13 +1,10 @@
 """The MatPCR red team's ground truth: physics written here, from values stated here with their sources.
 
 Nothing here asks a MatPCR oracle, its tables or its parser (tests/agents/test_redteam_matpcr.py reads the
-imports), so a verdict is never judged by its own code path.  A diffraction claim is judged by Bragg's law on
-the lattice constants below with selection rules written here; a stability claim by this module's lower convex
-hull of the formation enthalpies below; a spectrum's lines are known because this module put them there
-(Poisson counts from a seeded numpy Generator); gaps, moments, magnetic orders and transition temperatures come
-from the table below with its citations.  Every judgement is right, wrong, or None (this truth cannot decide,
-and the generator draws again): between right and wrong lies a margin wide enough that a checker with any
-defensible tolerance agrees.
+imports).  Diffraction: Bragg's law on the lattice constants below, selection rules written here.  Stability:
+our lower convex hull of the enthalpies below.  Spectra: Poisson counts on lines this module puts there.  Gaps,
+moments, orders and transition temperatures: the cited table below.  A judgement is right, wrong or None (not
+decided: the generator draws again); the margin between right and wrong is one any defensible tolerance agrees with.
 """
 
 from __future__ import annotations
@@ -155,9 +152,10 @@ ENTHALPIES: dict[str, tuple[str, float]] = {
 """material -> (formula, kJ/mol per formula unit), every value from CRC above; elements are zero by definition"""
 ON_HULL_EV = 0.005
 ABOVE_HULL_EV = 0.015
-"""eV/atom.  CODATA key values (Cox, Wagman and Medvedev, 1989) carry uncertainties below 1.5 kJ/mol per formula
-unit for these oxides, under 0.005 eV/atom: within that a material is on the hull ("stable"); from three times
-that it is above ("stable" is wrong, "metastable" right).  Between, this truth does not decide."""
+"""eV/atom.  The CODATA key values among these (J. D. Cox, D. D. Wagman and V. A. Medvedev, 1989: MgO +-0.3,
+corundum +-1.3, rutile +-0.8, ZnO +-0.3 kJ/mol) are uncertain by under 1.5 kJ/mol per formula unit, under 0.005
+eV/atom: within that a material is on the hull ("stable"); from three times that it is above ("stable" is
+wrong, "metastable" right).  Between, this truth does not decide."""
 
 
 def composition(formula: str) -> dict[str, int]:
@@ -219,8 +217,7 @@ SZE = "S. M. Sze and K. K. Ng, Physics of Semiconductor Devices, 3rd ed. (Wiley,
 METAL = Measured(0.0, 0.0, KITTEL + ", ch. 7: a partly filled band, no gap")
 GAPS: dict[str, Measured] = {
     "Si": Measured(1.12, 0.02, SZE + ": 1.12 eV at 300 K (Kittel, Table 8.1: 1.11 eV)"),
-    "Ge": Measured(0.66, 0.02, SZE + ": 0.66 eV at 300 K"),
-    "GaAs": Measured(1.42, 0.02, SZE + ": 1.424 eV at 300 K"),
+    "Ge": Measured(0.66, 0.02, SZE + ": 0.66 eV at 300 K"), "GaAs": Measured(1.42, 0.02, SZE + ": 1.424 eV at 300 K"),
     "CdS": Measured(2.42, 0.05, KITTEL + ", Table 8.1: 2.42 eV at 300 K"),
     "GaN": Measured(3.4, 0.05, "H. P. Maruska and J. J. Tietjen, Appl. Phys. Lett. 15, 327 (1969): 3.39 eV"),
     "TiO2-rutile": Measured(3.03, 0.05, "J. Pascual, J. Camassel and H. Mathieu, Phys. Rev. B 18, 5606 (1978)"),
@@ -236,8 +233,7 @@ GAP_CLASSES = {"metal": ("Al", "Cu", "Fe", "Co", "Ni", "Gd"), "semiconductor": (
 FERRO = KITTEL + ", ch. 11, table of ferromagnetic crystals (n_B at 0 K, Curie temperature)"
 MOMENTS: dict[str, Measured] = {
     "Fe": Measured(2.22, 0.01, FERRO + ": 2.22"), "Co": Measured(1.72, 0.02, FERRO + ": 1.72"),
-    "Ni": Measured(0.606, 0.01, FERRO + ": 0.606 (others 0.616)"),
-    "Gd": Measured(7.63, 0.08, FERRO + ": 7.63 (others 7.55)"),
+    "Ni": Measured(0.606, 0.01, FERRO + ": 0.606 (others 0.616)"), "Gd": Measured(7.63, 0.08, FERRO + ": 7.63 (7.55)"),
     "Fe3O4": Measured(4.1, 0.1, FERRO + ": 4.1 per formula unit"),
     "MnO": Measured(0.0, 0.01, "C. G. Shull, W. A. Strauser and E. O. Wollan, Phys. Rev. 83, 333 (1951): "
                                "antiferromagnet, no net moment"),
@@ -282,8 +278,7 @@ MAGNETIC: dict[str, Magnetic] = {
 
 
 def orders_below_room_temperature(material: str) -> bool:
-    transition = MAGNETIC[material].transition_K if material in MAGNETIC else None
-    return transition is not None and transition < ORDERS_BELOW_K
+    return material in MAGNETIC and (MAGNETIC[material].transition_K or ORDERS_BELOW_K) < ORDERS_BELOW_K
 
 
 def gap_truth(material: str, claimed_ev: float) -> Truth:
@@ -295,18 +290,25 @@ def gap_truth(material: str, claimed_ev: float) -> Truth:
 def gap_class_truth(material: str, label: str, negated: bool = False) -> Truth:
     """'M is (not) a <label>' for a material whose class is undisputed."""
     actual = next((name for name, members in GAP_CLASSES.items() if material in members), None)
-    if actual is None:
-        return None
-    return "right" if (actual == label) != negated else "wrong"
+    return None if actual is None else "right" if (actual == label) != negated else "wrong"
 
 
-def moment_truth(material: str, per_formula_unit: float) -> Truth:
-    """A net moment per formula unit at low temperature: right within the spread, wrong from max(4 spreads, 4 %,
-    0.03 muB) away (a right nonzero moment of a material that orders below 400 K is undecided: ORDERS_BELOW_K)."""
-    moment = MOMENTS[material]
-    verdict = _verdict(abs(abs(per_formula_unit) - moment.value), moment.spread,
-                       max(4 * moment.spread, 0.04 * moment.value, 0.03))
-    return None if verdict == "right" and moment.value and orders_below_room_temperature(material) else verdict
+def moment_truth(material: str, per_formula_unit: float, kelvin: float | None = None) -> Truth:
+    """A net spontaneous moment per formula unit: right within the spread of the expected one, wrong from max(4
+    spreads, 4 %, 0.03 muB) away.  Expected: none where the order at ``kelvin`` is paramagnetic, the saturation
+    moment up to a tenth of the transition temperature (undecided between), or without a temperature the
+    saturation moment (undecided when right for a material that orders below 400 K: ORDERS_BELOW_K)."""
+    moment, transition = MOMENTS[material], MAGNETIC[material].transition_K if material in MAGNETIC else None
+    expected = moment.value
+    if kelvin is not None and transition:
+        if order_at(material, kelvin) == "paramagnetic":
+            expected = 0.0
+        elif kelvin > 0.1 * transition:
+            return None
+    verdict = _verdict(abs(abs(per_formula_unit) - expected), moment.spread,
+                       max(4 * moment.spread, 0.04 * expected, 0.03))
+    undecided = kelvin is None and verdict == "right" and expected and orders_below_room_temperature(material)
+    return None if undecided else verdict
 
 
 def order_at(material: str, kelvin: float | None = None) -> Order | None:
@@ -369,9 +371,8 @@ MIN_SNR = 20.0
 
 def profile(axis: np.ndarray, line: Line) -> np.ndarray:
     offset = (axis - line.position) / (line.fwhm / 2)
-    if line.shape == "lorentzian":
-        return line.height / (1 + offset ** 2)
-    return line.height * np.exp(-math.log(2) * offset ** 2)
+    shape = 1 / (1 + offset ** 2) if line.shape == "lorentzian" else np.exp(-math.log(2) * offset ** 2)
+    return line.height * shape
 
 
 def poisson_spectrum(rng: np.random.Generator, axis: np.ndarray, background: np.ndarray,

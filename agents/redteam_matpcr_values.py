@@ -15,7 +15,7 @@ from physvec.agents.redteam_matpcr_cases import (
 )
 from physvec.agents.redteam_matpcr_truth import (
     CU_K_ALPHA1, CUBIC, ENTHALPIES, GAPS, MAGNETIC, MOMENTS, bragg_two_theta, diffraction_truth, e_above_hull,
-    feature_truth, gap_truth, hull_distance_truth, moment_truth, order_at, order_truth, stable_truth,
+    feature_truth, gap_truth, hull_distance_truth, moment_truth, order_truth, stable_truth,
 )
 
 ABSENT = {"diamond": ((2, 0, 0), (4, 2, 0)), "fcc": ((1, 0, 0), (1, 1, 0), (2, 1, 0), (2, 1, 1)),
@@ -133,26 +133,29 @@ def temperature(rng: random.Random, transition: float, celsius: bool) -> tuple[s
 
 
 def moment_above_transition(rng: random.Random) -> Case:
-    """An order or a spontaneous moment claimed above T_C or T_N (Fe at 1100 K, Gd at 50 °C), or the order below it
-    and paramagnetism above it (right)."""
+    """An order or a spontaneous moment claimed above T_C or T_N (Fe at 1100 K, Gd at 50 °C); or (right) the order
+    below it, paramagnetism above it, the saturation moment at liquid-helium or liquid-nitrogen temperature."""
     material = pick(rng, [m for m, magnetic in MAGNETIC.items() if magnetic.transition_K])
     magnetic = MAGNETIC[material]
     written, kelvin, above = temperature(rng, float(magnetic.transition_K), rng.random() < 0.4)
     ordered = magnetic.ground in ("ferromagnetic", "ferrimagnetic")
-    form = pick(rng, ("order", "moment", "paramagnetic")) if above else "order"
-    if form == "moment" and ordered:
+    form = pick(rng, ("order", "moment", "paramagnetic") if above else ("order", "order", "cold_moment"))
+    if form in ("moment", "cold_moment") and ordered:
+        if form == "cold_moment":
+            kelvin = pick(rng, (4.2, 77.0))
+            written = f"{kelvin:g} K"
         moment = MOMENTS[material].value
         text = f"At {written}, {name(material)} carries a spontaneous moment of {moment:.2f} μB per formula unit."
-        truth = "wrong" if order_at(material, kelvin) == "paramagnetic" else ""
+        truth = moment_truth(material, round(moment, 2), kelvin)
     elif form == "paramagnetic":
         word = "Curie" if ordered else "Néel"
         text = f"At {written}, above its {word} temperature, {name(material)} is paramagnetic."
-        truth = order_truth(material, "paramagnetic", kelvin) or ""
+        truth = order_truth(material, "paramagnetic", kelvin)
     else:
         text = f"At {written}, {name(material)} is {magnetic.ground}."
-        truth = order_truth(material, magnetic.ground, kelvin) or ""
-    return Case(f"{material} at {written}: {form}", claims_file(f"magnetisation:{material}", reasoning=text), truth,
-                f"transition at {magnetic.transition_K} K")
+        truth = order_truth(material, magnetic.ground, kelvin)
+    return Case(f"{material} at {written}: {form}", claims_file(f"magnetisation:{material}", reasoning=text),
+                truth or "", f"transition at {magnetic.transition_K} K")
 
 
 def micrograph(rng: random.Random) -> tuple[dict[str, Any], float]:
