@@ -10,15 +10,17 @@ import random
 import numpy as np
 
 from physvec.agents.redteam_matpcr_cases import (
-    RAMAN_LINES, Case, claim, claims_file, hkl_text, name, near_miss, pick, raman_spectrum, spectrum_item,
+    RAMAN_LINES, Case, claims_file, hkl_text, name, near_miss, pick, raman_spectrum, spectrum_item,
     strong_reflection,
 )
 from physvec.agents.redteam_matpcr_truth import (
-    CU_K_ALPHA1, CUBIC, ENTHALPIES, GAP_CLASSES, GAPS, MAGNETIC, MAGNETIC_ATOMS, MOMENTS, Truth, bragg_two_theta,
+    CU_K_ALPHA1, CUBIC, GAP_CLASSES, GAPS, MAGNETIC, MAGNETIC_ATOMS, MOMENTS, Truth, bragg_two_theta,
     cubic_reflections, diffraction_truth, e_above_hull, feature_truth, formation_energy_per_atom, gap_class_truth,
     gap_truth, hull_distance_truth, line_truth, metastable_truth, moment_truth, order_truth, stable_truth,
 )
-from physvec.agents.redteam_matpcr_values import ABSENT, NM_PER_UNIT, length_text, micrograph, temperature
+from physvec.agents.redteam_matpcr_values import (
+    ABOVE_HULL, ABSENT, NM_PER_UNIT, ON_HULL, length_text, micrograph, temperature,
+)
 
 
 def combined(*truths: Truth) -> str:
@@ -179,10 +181,6 @@ def parser_per_atom(rng: random.Random) -> Case:
         text += f" That is {per_atom * count:.2f} Bohr magnetons per formula unit."
     return _text_case("per_atom", f"magnetisation:{material}", text, moment_truth(material, per_atom * count) or "",
                       f"{moment} muB per formula unit ({count} {atom} atoms)")
-
-
-ON_HULL = tuple(m for m in ENTHALPIES if stable_truth(m) == "right")
-ABOVE_HULL = tuple(m for m in ENTHALPIES if stable_truth(m) == "wrong")
 
 
 def parser_formation_vs_hull(rng: random.Random) -> Case:

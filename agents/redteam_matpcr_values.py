@@ -44,15 +44,18 @@ def near_miss_bragg(rng: random.Random) -> Case | None:
                 f"Bragg's law, a = {cell.a} A: {hkl_text(reflection.hkl)} at {reflection.two_theta:.2f} deg")
 
 
+ON_HULL = tuple(m for m in ENTHALPIES if stable_truth(m) == "right")
+ABOVE_HULL = tuple(m for m in ENTHALPIES if stable_truth(m) == "wrong")
+
+
 def stability_above_hull(rng: random.Random) -> Case | None:
     """'Stable' for anatase and FeO (0.018 and 0.039 eV/atom above our hull) and for materials on it, and hull
     distances off by 0.025-0.045 eV/atom or right."""
-    material = pick(rng, tuple(ENTHALPIES))
+    mode = pick(rng, ("stable_above", "stable_above", "stable_on", "distance_right", "distance_off"))
+    material = pick(rng, ABOVE_HULL if mode == "stable_above" else ON_HULL if mode == "stable_on" else
+                    tuple(ENTHALPIES))
     above = e_above_hull(material)
-    mode = pick(rng, ("stable", "stable", "distance_right", "distance_off"))
-    if mode == "stable":
-        if stable_truth(material) == "right" and rng.random() < 0.6:
-            return None  # most 'stable' claims go to the materials above the hull
+    if mode.startswith("stable"):
         item_claim, truth = claim("stability", label="stable"), stable_truth(material)
     else:
         value = above + (rng.uniform(-0.003, 0.003) if mode == "distance_right" else

@@ -41,7 +41,9 @@ def call(main: Callable[[list[str]], int], argv: list[str]) -> dict[str, Any]:
 
 def serve(memory_bytes: int) -> None:
     """Answer requests on stdin until it closes; replies go to the original stdout, which nothing else can reach."""
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     from physvec.cli.matpcr import main
