@@ -165,6 +165,10 @@ def test_generated_claims_carry_the_truth_their_class_promises():
     assert {c.truth for c in cases["line_outside_measured_range"]} == {"outside_data"}
     lengths = {len(json.loads(c.file_text)["reasoning"]) for c in cases["pathological_text"]}
     assert all(n <= 1000 or n >= 20_000 for n in lengths), "1 kB inputs, and one of 20 kB against a size cap"
+    mixed = CLASSES["matpcr"][CLASSES["matpcr"].index("near_miss_bragg"):CLASSES["matpcr"].index("malformed_inputs")]
+    for kind in mixed:  # wrong claims inside a window and parser attacks come with right claims that must certify
+        truths = {decided(GENERATORS[kind], random.Random(f"{kind}:{n}")).truth for n in range(40)}
+        assert {"right", "wrong"} <= truths, kind
 
 
 # -- the judge and the time bound -------------------------------------------------------------------------
