@@ -166,19 +166,25 @@ def _claim(constraint: Constraint, quantity: Quantity, text: str, **fields) -> C
                  **fields)
 
 
-def _readable(quantity: Quantity, before: str, after: str) -> bool:
-    """A single stated value: no range, no unreadable comma, not a width or uncertainty, not negated."""
-    return (quantity.value is not None and not quantity.ranged and NOT_A_POSITION.search(before) is None
-            and not _negated(before, after))
+def _readable(quantity: Quantity, before: str, after: str, unchecked: list[Span]) -> bool:
+    """A single stated value: not a width or uncertainty (a qualifier, skipped), and not a statement the parser
+    cannot turn into a claim (a range, an unreadable comma, a negated or absent feature), which is recorded in
+    ``unchecked``: a false one of those beside a true claim must not leave the text certified."""
+    if NOT_A_POSITION.search(before) is not None:
+        return False
+    if quantity.value is None or quantity.ranged or _negated(before, after):
+        unchecked.append(Span(start=quantity.start, end=quantity.end, text=quantity.text))
+        return False
+    return True
 
 
-def _diffraction(text: str) -> list[Claim]:
+def _diffraction(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
     for quantity in quantities(text):
         if quantity.unit != "degree":
             continue
         before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
-        if not _readable(quantity, before, after):
+        if not _readable(quantity, before, after, unchecked):
             continue
         two_theta = [m.end() for m in TWO_THETA.finditer(before)]
         bare = [m.end() for m in BARE_THETA.finditer(before)]
@@ -194,13 +200,14 @@ def _diffraction(text: str) -> list[Claim]:
     return claims
 
 
-def _microscopy(text: str) -> list[Claim]:
+def _microscopy(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
     for quantity in quantities(text):
         if KIND_OF_UNIT[quantity.unit] != "length":
             continue
         before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
-        if not _readable(quantity, before, after) or NOT_A_FEATURE.search(before) or PER_PIXEL_AFTER.search(after):
+        if NOT_A_FEATURE.search(before) or PER_PIXEL_AFTER.search(after) or not _readable(quantity, before, after,
+                                                                                          unchecked):
             continue
         unit = {"micrometer": "um", "millimeter": "mm"}.get(quantity.unit, "nm")
         value = quantity.value if quantity.unit in ("nanometer", "micrometer", "millimeter") else \
@@ -209,16 +216,16 @@ def _microscopy(text: str) -> list[Claim]:
     return claims
 
 
-def _raman(text: str) -> list[Claim]:
+def _raman(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
     for quantity in quantities(text):
         before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
-        if quantity.unit == "wavenumber" and _readable(quantity, before, after):
+        if quantity.unit == "wavenumber" and _readable(quantity, before, after, unchecked):
             claims.append(_claim("raman", quantity, text, value=quantity.value, unit="cm-1"))
     return claims
 
 
-def _stability(text: str) -> list[Claim]:
+def _stability(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
     for quantity in quantities(text):
         if KIND_OF_UNIT[quantity.unit] != "energy":
@@ -226,31 +233,34 @@ def _stability(text: str) -> list[Claim]:
         before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
         clause = before + after
         if (not PER_ATOM_AFTER.search(after) or not HULL_CONTEXT.search(clause) or FORMATION_CONTEXT.search(before)
-                or not _readable(quantity, before, after)):
+                or not _readable(quantity, before, after, unchecked)):
             continue
         unit = "meV/atom" if quantity.unit == "millielectron_volt" else "eV/atom"
         claims.append(_claim("stability", quantity, text, value=quantity.value, unit=unit))
     for match in STABLE.finditer(text):
-        if not _negated(clause_before(text, match.start()), clause_after(text, match.end())):
+        if _negated(clause_before(text, match.start()), clause_after(text, match.end())):
+            unchecked.append(_span(match.start(), match.end(), text))
+        else:
             label = "metastable" if match.group(0).lower() == "metastable" else "stable"
             claims.append(Claim(constraint="stability", label=label, span=_span(match.start(), match.end(), text),
                                 extracted_by="parser"))
     return claims
 
 
-def _band_gap(text: str) -> list[Claim]:
+def _band_gap(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
     for quantity in quantities(text):
         if quantity.unit not in ("electron_volt", "millielectron_volt"):
             continue
         before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
         if (PER_ATOM_AFTER.search(after) or re.match(r"^\s{0,2}(?:/|per)\b", after) or not GAP_CONTEXT.search(before + after)
-                or FORMATION_CONTEXT.search(before) or not _readable(quantity, before, after)):
+                or FORMATION_CONTEXT.search(before) or not _readable(quantity, before, after, unchecked)):
             continue
         value = quantity.value if quantity.unit == "electron_volt" else convert(quantity.value, quantity.unit, "eV")
         claims.append(_claim("band_gap", quantity, text, value=value, unit="eV"))
     for match in GAP_CLASSES.finditer(text):
         if _negated(clause_before(text, match.start()), clause_after(text, match.end())):
+            unchecked.append(_span(match.start(), match.end(), text))
             continue
         word = match.group("label").lower()
         label = "metal" if word.startswith("metal") else "semiconductor" if word.startswith("semi") else "insulator"
@@ -280,13 +290,13 @@ def _per(after: str) -> tuple[str, str | None]:
     return "muB/atom", element
 
 
-def _magnetisation(text: str) -> list[Claim]:
+def _magnetisation(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
     for quantity in quantities(text):
         if quantity.unit != "bohr_magneton":
             continue
         before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
-        if not _readable(quantity, before, after):
+        if not _readable(quantity, before, after, unchecked):
             continue
         unit, element = _per(after)
         claims.append(_claim("magnetisation", quantity, text, value=quantity.value, unit=unit, per_element=element,
@@ -296,6 +306,7 @@ def _magnetisation(text: str) -> list[Claim]:
         before, after = clause_before(text, match.start()), clause_after(text, match.end())
         non_magnetic = word.startswith("non")
         if _negated(before, after) and not non_magnetic:
+            unchecked.append(_span(match.start(), match.end(), text))
             continue
         label = "zero_net_moment" if non_magnetic else next(name for prefix, name in ORDERINGS.items()
                                                            if word.startswith(prefix))
@@ -308,12 +319,29 @@ PARSERS = {"diffraction": _diffraction, "microscopy": _microscopy, "raman": _ram
            "band_gap": _band_gap, "magnetisation": _magnetisation}
 
 
-def extract_claims(text: str, constraint: Constraint) -> list[Claim]:
-    """The claims of ``constraint`` that the parser reads in ``text``, in the order they appear.
+@dataclass(frozen=True)
+class Reading:
+    """What the parser read in a text: the claims, and the statements of the constraint it could not turn into
+    claims (negated or absent features, ranges, ambiguous numbers), each with its span."""
+
+    claims: list[Claim]
+    unchecked: list[Span]
+
+
+def read_reasoning(text: str, constraint: Constraint) -> Reading:
+    """The claims of ``constraint`` in ``text`` and its statements left unchecked, each in the order they appear.
 
     Raises:
         MalformedInput: the text is longer than MAX_TEXT_CHARS.
     """
     if len(text) > MAX_TEXT_CHARS:
         raise MalformedInput(f"reasoning: {len(text)} characters, more than the parser reads ({MAX_TEXT_CHARS})")
-    return sorted(PARSERS[constraint](text), key=lambda claim: claim.span.start if claim.span else 0)
+    unchecked: list[Span] = []
+    claims = PARSERS[constraint](text, unchecked)
+    return Reading(sorted(claims, key=lambda claim: claim.span.start if claim.span else 0),
+                   sorted(unchecked, key=lambda span: span.start))
+
+
+def extract_claims(text: str, constraint: Constraint) -> list[Claim]:
+    """The claims of ``constraint`` that the parser reads in ``text``, in the order they appear."""
+    return read_reasoning(text, constraint).claims

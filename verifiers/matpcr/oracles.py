@@ -13,10 +13,10 @@ from collections.abc import Callable
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.matpcr import bandgap, diffraction, magnetism, microscopy, raman, stability
 from physvec.verifiers.matpcr.corpus import Item, corpus_item
-from physvec.verifiers.matpcr.extraction import extract_claims
+from physvec.verifiers.matpcr.extraction import Reading, read_reasoning
 from physvec.verifiers.matpcr.judgement import Judgement
 from physvec.verifiers.matpcr.references import ReferenceProvider, UnknownMaterial, offline_snapshot
-from physvec.verifiers.matpcr.schema import Claim, ClaimsFile, MalformedInput
+from physvec.verifiers.matpcr.schema import Claim, ClaimsFile, MalformedInput, Span
 from physvec.verifiers.matpcr.structures import STRUCTURES
 
 VERIFIER = "matpcr"
@@ -26,8 +26,9 @@ ORACLES: dict[str, Callable[..., Judgement]] = {
 NEEDS_PROVIDER = ("stability", "band_gap", "magnetisation")
 
 
-def resolve(claims_file: ClaimsFile, provider: ReferenceProvider) -> tuple[Item, list[Claim]]:
-    """The item and every claim (the file's, then the parser's); MalformedInput names a field that cannot stand."""
+def resolve(claims_file: ClaimsFile, provider: ReferenceProvider) -> tuple[Item, list[Claim], Reading]:
+    """The item, every claim (the file's, then the parser's) and what the parser read; MalformedInput names a field
+    that cannot stand."""
     item = corpus_item(claims_file.item) if isinstance(claims_file.item, str) else claims_file.item
     material = getattr(item, "material", None)
     if item.constraint == "diffraction" and material is not None and material not in STRUCTURES:
@@ -41,8 +42,8 @@ def resolve(claims_file: ClaimsFile, provider: ReferenceProvider) -> tuple[Item,
         if claim.constraint != item.constraint:
             raise MalformedInput(f"claims.{index}.constraint: {claim.constraint!r} does not match the item's "
                                  f"{item.constraint!r}")
-    parsed = extract_claims(claims_file.reasoning, item.constraint) if claims_file.reasoning else []
-    return item, distinct([*claims_file.claims, *parsed])
+    reading = read_reasoning(claims_file.reasoning, item.constraint) if claims_file.reasoning else Reading([], [])
+    return item, distinct([*claims_file.claims, *reading.claims]), reading
 
 
 def distinct(claims: list[Claim]) -> list[Claim]:
@@ -77,11 +78,22 @@ def obligation(index: int, claim: Claim, judgement: Judgement) -> Obligation:
                       outcome=judgement.outcome, message=judgement.message, evidence=evidence, sealed=judgement.sealed)
 
 
+def unchecked_obligation(constraint: str, span: Span) -> Obligation:
+    """A statement of the reasoning the parser could not turn into a claim (a negation, an absence, a range): it
+    is neither checked nor ignored, since a false one beside a true claim would otherwise leave the reasoning
+    certified; it keeps the certificate from certifying."""
+    return Obligation(name=f"{constraint}:unchecked:{span.text}", category=constraint, outcome=Outcome.UNKNOWN,
+                      required=True, evidence={"span": span.model_dump(), "extracted_by": "parser"},
+                      message="a statement the parser cannot check (negated, absent, a range or an ambiguous "
+                              "number): the reasoning is not certified while it stands unchecked")
+
+
 def certify(claims_file: ClaimsFile, provider: ReferenceProvider | None = None) -> Certificate:
     """Every claim judged by its oracle (MalformedInput when the file's item or claims cannot stand)."""
     provider = provider or offline_snapshot()
-    item, claims = resolve(claims_file, provider)
+    item, claims, reading = resolve(claims_file, provider)
     obligations = [obligation(index, claim, judge(item, claim, provider)) for index, claim in enumerate(claims)]
+    obligations += [unchecked_obligation(item.constraint, span) for span in reading.unchecked]
     if not obligations:
         obligations.append(Obligation(name="claims", category=item.constraint, outcome=Outcome.UNKNOWN,
                                       message="no checkable claim: the parser read no number-and-unit form or "

@@ -60,3 +60,18 @@ def test_attack_hiding_a_hot_moment_behind_the_same_number_cold_is_judged_twice(
     hot = claim("magnetisation", 2.22, "muB/atom", temperature_K=1100.0)
     certificate = certify(claims_file("magnetisation:Fe", cold, hot))
     assert [o.outcome for o in certificate.obligations] == [Outcome.CERTIFIED, Outcome.FAILED]
+
+
+@pytest.mark.parametrize(("item", "reasoning"), [
+    ("raman:GaN:0", "There is no band at 568 cm-1; the GaN line lies at 568.0 cm-1."),
+    ("diffraction:Si", "The forbidden (111) reflection of Si at 28.44° is absent, while (220) appears at 47.30°."),
+    ("diffraction:Si", "Its (220) peak lies at 47.30°, and nothing between 50-52°."),
+])
+def test_attack_a_false_negation_or_range_beside_a_true_claim_leaves_the_reasoning_uncertified(item, reasoning):
+    """The red team's cases: GaN's E2-high line is at 568 cm-1 and Si (111) is allowed at 28.44° (diamond
+    structure, a = 5.431 Å), so each first statement is false; the parser cannot check it, and says so."""
+    certificate = certify(claims_file(item, reasoning=reasoning))
+    assert certificate.verdict is Verdict.UNKNOWN
+    unchecked = [o for o in certificate.obligations if ":unchecked:" in o.name]
+    assert unchecked and all(o.outcome is Outcome.UNKNOWN and o.required for o in unchecked)
+    assert any(o.outcome is Outcome.CERTIFIED for o in certificate.obligations), "the true claim is still judged"
