@@ -15,6 +15,7 @@ Every command reads its JSON inputs (tasks, rubrics, claims, goals, designs, scr
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,23 @@ def parse_json_text(text: str, path: Path, field_prefix: str = "") -> Any:
         field, word = found
         raise UnreadableInput(f"{path}: {field or '(top level)'}: non-finite number {word} (JSON has none; give a "
                               "finite value)")
+    if _SURROGATE.search(text) and _holds_lone_surrogate(data):
+        raise UnreadableInput(f"{path}: a string holds a lone surrogate (a \\ud800-\\udfff escape that is half of "
+                              "a character): not text, and no report could be written with it")
     return data
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A surrogate escape in the JSON text: only then can a decoded string hold half of a character."""
+
+
+def _holds_lone_surrogate(data: Any) -> bool:
+    """Whether any string in the decoded JSON cannot be written as UTF-8 (a surrogate without its pair)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def read_json_input(path: Path, limit: int = MAX_INPUT_BYTES, field_prefix: str = "") -> Any:

@@ -53,6 +53,7 @@ BAD_FILES: dict[str, tuple[Callable[[Path], None], str]] = {
     "Infinity": (lambda path: path.write_text('{"limits": {"sandbox_wall_s": Infinity}}'), "non-finite number"),
     "NaN": (lambda path: path.write_text('{"tolerance": NaN}'), "non-finite number"),
     "1e999": (lambda path: path.write_text('{"tolerance": 1e999}'), "non-finite number"),
+    "a lone surrogate": (lambda path: path.write_text('{"id": "\\ud800\\udfff\\udbff(1)"}'), "lone surrogate"),
 }
 
 
