@@ -2,11 +2,12 @@
 item states its own) of a Bragg peak of the reference structure or of a genuine peak of the measured pattern.
 
 The reference peaks are computed here: pymatgen's XRDCalculator on a structure built from its space group
-(structures.py), at the item's wavelength.  Every reflection pymatgen keeps counts, however weak (its own
-cut is 0.001 % of the strongest), so a weak but real reflection such as Si (400) is never refused for its
+(structures.py), at the item's wavelength.  Every reflection pymatgen computes counts, however weak, save a
+systematic absence's rounding error, so a weak but real reflection such as Si (400) is never refused for its
 intensity.  A measured pattern is read by the counting noise model of spectra.py: a peak is at least five
-standard deviations above a local baseline, not a one-channel spike, and at most HALO_RESOLUTIONS
-resolutions wide; no threshold relative to the strongest peak is applied.  A claim that names its
+standard deviations above a local baseline, not a cosmic-ray spike, and at most HALO_RESOLUTIONS
+resolutions wide; no threshold relative to the strongest peak is applied, and a claim outside the measured
+range, or so near its edge that no baseline fits, is unknown.  A claim that names its
 reflection (hkl) is held to that reflection: the reflection must be allowed (its structure factor, with
 atomic numbers as scattering strengths, is not zero; a systematic absence is an exact zero whatever the
 scattering factors) and the claimed angle must lie within the resolution of its Bragg angle.
@@ -28,7 +29,7 @@ import numpy as np
 from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.judgement import Judgement, passes, refused
 from physvec.verifiers.matpcr.schema import Claim, DiffractionItem, Pattern
-from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, closest, defect, features, unreadable
+from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, defect, features, read, unreadable
 from physvec.verifiers.matpcr.structures import STRUCTURES, build
 
 TOLERANCE_DEG = 0.1
@@ -37,11 +38,13 @@ Bragg-Brentano diffractometer with Cu K-alpha measures line-profile standards su
 0.05-0.1 degrees FWHM, so a claim 0.3 degrees off a reflection (47.0 for Si (220) at 47.30) is a wrong one."""
 ACCURACY_DEG = 0.1
 """The published design's accuracy criterion (accuracy.py)."""
-HALO_RESOLUTIONS = 10.0
-"""A Bragg peak is at most ten resolutions wide (1 degree at the default): Scherrer's equation, FWHM =
-0.9 lambda / (L cos theta), gives 1 degree at Cu K-alpha for crystallites of about 8 nm, while the halo of an
-amorphous solid spans 5-10 degrees (silica glass near 22 degrees).  Nanocrystalline samples state a coarser
-resolution."""
+HALO_RESOLUTIONS = 3.0
+"""A Bragg peak is at most three resolutions wide (0.3 degrees at the default).  Wider than that, a peak of a
+laboratory diffractometer is broadened by crystallites below about 30 nm (Scherrer: FWHM = 0.9 lambda /
+(L cos theta) is 0.3 degrees at Cu K-alpha for L = 26 nm), and a broad feature cannot be told from the curved
+top of an amorphous halo 5-10 degrees wide (silica glass near 22 degrees): the local baseline, fitted 2-6
+widths out, misses a halo's top by several standard deviations once the feature is a few tenths of a degree
+wide.  Nanocrystalline samples state a coarser resolution."""
 D_MIN_ANGSTROM = 0.25
 """The shortest d-spacing computed: pymatgen's scattering factors are the Doyle-Turner fits (Acta Cryst. A24,
 390 (1968)), made for sin(theta)/lambda = 1/(2d) <= 2 per angstrom."""
@@ -75,13 +78,29 @@ def reflection_limit(material: str, wavelength: float) -> float:
 
 @lru_cache(maxsize=128)
 def structure_peaks(material: str, wavelength: float) -> tuple[Peak, ...]:
-    """Every Bragg peak of a reference structure from 0 degrees to ``reflection_limit`` (pymatgen XRDCalculator)."""
+    """Every Bragg peak of a reference structure from 0 degrees to ``reflection_limit`` (pymatgen XRDCalculator).
+
+    pymatgen scales intensities to the strongest it finds, so where only extinct reflections are in reach
+    (Cu (100) at 5.2 angstrom) it reports one at 100 %, and where none is in reach it raises: a peak is kept
+    only when its |F|^2, the intensity over the Lorentz-polarisation factor, is not a systematic absence's
+    rounding error, and none is computed when no lattice point is in reach."""
     from pymatgen.analysis.diffraction.xrd import XRDCalculator
 
-    limit = reflection_limit(material, wavelength)
-    pattern = XRDCalculator(wavelength=wavelength).get_pattern(build(material), two_theta_range=(0, limit))
+    structure, limit = build(material), reflection_limit(material, wavelength)
+    shortest = min(structure.lattice.reciprocal_lattice_crystallographic.abc)
+    if wavelength * shortest / 2 > math.sin(math.radians(limit / 2)):
+        return ()
+    pattern = XRDCalculator(wavelength=wavelength).get_pattern(structure, scaled=False, two_theta_range=(0, limit))
+    largest = sum(site.specie.Z for site in structure) ** 2
     return tuple(Peak(float(x), float(y), tuple(tuple(family["hkl"]) for family in families))
-                 for x, y, families in zip(pattern.x, pattern.y, pattern.hkls))
+                 for x, y, families in zip(pattern.x, pattern.y, pattern.hkls)
+                 if y / (2 * lorentz_polarisation(x)) >= ABSENT * largest)
+
+
+def lorentz_polarisation(two_theta: float) -> float:
+    """pymatgen's Lorentz-polarisation factor (1 + cos^2 2theta) / (sin^2 theta cos theta)."""
+    theta = math.radians(two_theta / 2)
+    return (1 + math.cos(2 * theta) ** 2) / (math.sin(theta) ** 2 * math.cos(theta))
 
 
 def pattern_peaks(pattern: Pattern, width: float) -> list[tuple[Feature, str | None]]:
@@ -138,7 +157,7 @@ def judge(item: DiffractionItem, claim: Claim) -> Judgement:
 def _judge_pattern(pattern: Pattern, value: float, width: float, evidence: dict) -> Judgement:
     """A claim about a measured pattern: a genuine peak of it must lie within the resolution."""
     evidence.update(hkl_checked=False, peak=f"signal-to-noise >= {SNR_MIN:g} over a local baseline (Poisson "
-                    f"counts), not a one-channel spike, at most {HALO_RESOLUTIONS:g} resolutions wide")
+                    f"counts), not a spike one or two channels wide, at most {HALO_RESOLUTIONS:g} resolutions wide")
     low, high = pattern.two_theta[0], pattern.two_theta[-1]
     if not low <= value <= high:
         return Judgement(Outcome.UNKNOWN, f"2theta lies outside the measured range [{low}, {high}] degrees", evidence)
@@ -146,11 +165,14 @@ def _judge_pattern(pattern: Pattern, value: float, width: float, evidence: dict)
     if why is not None:
         return Judgement(Outcome.UNKNOWN, why, evidence)
     candidates = pattern_peaks(pattern, width)
-    nearest, why = closest(candidates, value, width)
-    return passes(why is None, f"a genuine peak of the pattern lies within {width:g} degrees",
-                  f"no genuine peak of the pattern lies within {width:g} degrees: {why}", evidence,
-                  {"nearest_peak_deg": nearest.position if nearest else None, "nearest_hkls": [],
-                   "peaks": sum(defect_ is None for _, defect_ in candidates)})
+    reading = read(candidates, value, width)
+    sealed = {"nearest_peak_deg": reading.nearest.position if reading.nearest else None, "nearest_hkls": [],
+              "peaks": sum(why is None for _, why in candidates)}
+    if reading.undecided:
+        return Judgement(Outcome.UNKNOWN, f"no peak can be judged within {width:g} degrees: {reading.failure}",
+                         evidence, sealed)
+    return passes(reading.failure is None, f"a genuine peak of the pattern lies within {width:g} degrees",
+                  f"no genuine peak of the pattern lies within {width:g} degrees: {reading.failure}", evidence, sealed)
 
 
 def _judge_reflection(item: DiffractionItem, claim: Claim, value: float, evidence: dict) -> Judgement:

@@ -2,9 +2,10 @@
 
 "Genuine" is the counting noise model of spectra.py: counts at least five standard deviations above a
 local baseline (Poisson, with a floor of one count per channel, so a dark or sparse spectrum shows no line),
-not a single-channel cosmic-ray spike, and at least half the spectrometer's resolution wide.  The spectrum is
-read as it is given; no table of expected lines is read.  A shift outside the measured range, or a spectrum
-too coarsely sampled or too short to tell a line from a spike, is unknown, not a violation.
+not a cosmic-ray spike one or two channels wide, and at least half the spectrometer's resolution wide.  The
+spectrum is read as it is given; no table of expected lines is read.  A shift outside the measured range, or
+so near its edge that no baseline fits, or a spectrum too coarsely sampled or too short to tell a line from a
+spike, is unknown, not a violation.
 
 Constants (the Raman tolerances, in one place): TOLERANCE_CM1 is the published design's consistency window;
 ACCURACY_CM1 its accuracy criterion; RESOLUTION_CM1 the resolution assumed when an item states none.
@@ -17,7 +18,7 @@ import numpy as np
 from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.judgement import Judgement, passes
 from physvec.verifiers.matpcr.schema import Claim, RamanItem
-from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, closest, defect, features, unreadable
+from physvec.verifiers.matpcr.spectra import SNR_MIN, Feature, defect, features, read, unreadable
 
 TOLERANCE_CM1 = 5.0
 ACCURACY_CM1 = 2.0
@@ -46,7 +47,7 @@ def judge(item: RamanItem, claim: Claim) -> Judgement:
     value = float(claim.value)  # type: ignore[arg-type]
     evidence = {"claimed_shift_cm1": value, "tolerance_cm1": TOLERANCE_CM1, "resolution_cm1": resolution(item),
                 "line": f"signal-to-noise >= {SNR_MIN:g} over a local baseline (Poisson counts, variance at least "
-                        "1 count per channel), not a one-channel spike, at least half the resolution wide"}
+                        "1 count per channel), not a spike one or two channels wide, at least half the resolution wide"}
     low, high = item.shift_cm1[0], item.shift_cm1[-1]
     if not low <= value <= high:
         return Judgement(Outcome.UNKNOWN, f"the shift lies outside the measured range [{low}, {high}] cm^-1",
@@ -55,7 +56,10 @@ def judge(item: RamanItem, claim: Claim) -> Judgement:
     if why is not None:
         return Judgement(Outcome.UNKNOWN, why, evidence)
     candidates = assessed(item)
-    nearest, why = closest(candidates, value, TOLERANCE_CM1)
-    return passes(why is None, "a genuine line lies within 5 cm^-1", f"no genuine line lies within 5 cm^-1: {why}",
-                  evidence, {"nearest_peak_cm1": nearest.position if nearest else None,
-                             "lines": [[f.position, round(f.snr, 1)] for f, defect_ in candidates if defect_ is None]})
+    reading = read(candidates, value, TOLERANCE_CM1)
+    sealed = {"nearest_peak_cm1": reading.nearest.position if reading.nearest else None,
+              "lines": [[f.position, round(f.snr, 1)] for f, why in candidates if why is None]}
+    if reading.undecided:
+        return Judgement(Outcome.UNKNOWN, f"no line can be judged within 5 cm^-1: {reading.failure}", evidence, sealed)
+    return passes(reading.failure is None, "a genuine line lies within 5 cm^-1",
+                  f"no genuine line lies within 5 cm^-1: {reading.failure}", evidence, sealed)

@@ -17,8 +17,9 @@ no scatter, so a threshold made of it collapses to zero):
   that excess (``dispersion``), never by less than 1, so a spectrum cannot buy significance by being scaled;
 - **signal-to-noise**: the counts above the baseline within one FWHM (at least the resolution) of the centre,
   over the standard deviation of that excess; a feature certifies at SNR_MIN or more;
-- **cosmic rays**: a feature must keep SNR_MIN with its brightest channel replaced by its neighbours' mean,
-  so a single-channel spike is not a line however tall;
+- **cosmic rays**: a cosmic ray lights one detector channel or two adjacent ones, so a feature must keep
+  SNR_MIN with its brightest channel and the brighter of that channel's neighbours replaced by the mean of
+  the two channels beside them: a spike is not a line however tall;
 - **width**: a feature is at least MIN_WIDTH of the instrument resolution wide (a line seen through a
   spectrometer is never narrower than its instrument function); the diffraction oracle also bounds it above.
 
@@ -61,8 +62,8 @@ class Feature:
     """full width at half maximum, the instrument's smoothing taken out in quadrature, in axis units"""
     snr: float | None
     """None where the spectrum is too short on one side for the feature's side bands"""
-    snr_without_brightest: float | None
-    """the SNR with the feature's brightest channel replaced by its neighbours' mean"""
+    snr_without_spike: float | None
+    """the SNR with the feature's brightest two adjacent channels replaced by the mean of those beside them"""
 
 
 def unreadable(axis: np.ndarray, resolution: float) -> str | None:
@@ -134,7 +135,7 @@ def features(axis: np.ndarray, counts: np.ndarray, resolution: float) -> list[Fe
 
 
 def _snr(counts: np.ndarray, centre: int, half: int, phi: float) -> tuple[float, float] | None:
-    """(SNR, SNR without the brightest channel) of the window centre +- half over the local baseline; None
+    """(SNR, SNR without the brightest two adjacent channels) of the window centre +- half over the local baseline; None
     when the spectrum holds no side bands for it.
 
     The bands run from 2 to 6 half-widths out on both sides, cut symmetrically near an edge but never to less
@@ -152,10 +153,19 @@ def _snr(counts: np.ndarray, centre: int, half: int, phi: float) -> tuple[float,
                       + (weights**2 * np.maximum(to_bands @ band_counts, floor)).sum())
     window = counts[centre - half: centre + half + 1]
     excess = float(window.sum() - weights @ band_counts)
-    brightest = centre - half + int(np.argmax(window))
-    neighbours = float(counts[[max(brightest - 1, 0), min(brightest + 1, counts.size - 1)]].mean())
     sigma = math.sqrt(variance)
-    return excess / sigma, (excess - float(counts[brightest]) + neighbours) / sigma
+    return excess / sigma, (excess - _spike(counts, centre - half + int(np.argmax(window)))) / sigma
+
+
+def _spike(counts: np.ndarray, brightest: int) -> float:
+    """The counts a cosmic ray at the brightest channel would have added: that channel and its brighter
+    neighbour above the mean of the two channels beside the pair."""
+    last = counts.size - 1
+    left, right = max(brightest - 1, 0), min(brightest + 1, last)
+    first = left if counts[left] > counts[right] else brightest
+    pair = counts[first: first + 2]
+    beside = counts[[max(first - 1, 0), min(first + 2, last)]].mean()
+    return float(pair.sum() - pair.size * beside)
 
 
 @lru_cache(maxsize=1024)
@@ -175,34 +185,52 @@ def _baseline(half: int, outer: int, degree: int) -> tuple[np.ndarray, np.ndarra
     return on_window.sum(axis=0) @ projector, on_window @ projector, on_bands @ projector
 
 
+EDGE = "too near an edge of the measured range for a baseline on both sides"
+
+
 def defect(feature: Feature, resolution: float, widest: float | None = None) -> str | None:
     """Why a feature is not a line or peak, or None when it is one (``widest``: the largest width allowed)."""
     if widest is not None and feature.fwhm > widest:
         return (f"a feature {feature.fwhm:.3g} wide, more than {widest:.3g}: much wider than the resolution, an "
                 "amorphous halo rather than a Bragg peak")
-    if feature.snr is None or feature.snr_without_brightest is None:
-        return "too near an edge of the measured range for a baseline on both sides"
+    if feature.snr is None or feature.snr_without_spike is None:
+        return EDGE
     if feature.snr < SNR_MIN:
         return f"signal-to-noise {feature.snr:.2f} over the local baseline, below {SNR_MIN:g}"
-    if feature.snr_without_brightest < SNR_MIN:
-        return "a single-channel spike (a cosmic ray): without its brightest channel it is not significant"
+    if feature.snr_without_spike < SNR_MIN:
+        return "a spike one or two channels wide (a cosmic ray): without those channels it is not significant"
     if feature.fwhm < MIN_WIDTH * resolution:
         return f"narrower ({feature.fwhm:.3g}) than {MIN_WIDTH:g} of the instrument resolution {resolution:g}"
     return None
 
 
-def closest(candidates: list[tuple[Feature, str | None]], value: float,
-            tolerance: float) -> tuple[Feature | None, str | None]:
-    """The genuine feature nearest ``value`` (None: there is none) and, when none lies within ``tolerance``,
-    why: the defect of the candidate nearest the value, or that no local maximum lies there."""
+@dataclass(frozen=True)
+class Reading:
+    """What a spectrum says about a claimed position."""
+
+    nearest: Feature | None
+    """the genuine feature nearest the claim, wherever it lies"""
+    failure: str | None
+    """why no genuine feature lies within the tolerance (None: one does)"""
+    undecided: bool
+    """the only candidates within the tolerance lie too near an edge of the measured range to be judged"""
+
+
+def read(candidates: list[tuple[Feature, str | None]], value: float, tolerance: float) -> Reading:
+    """Whether a genuine feature lies within ``tolerance`` of ``value``, and if not, why: the defect of the
+    judged candidate nearest the value (one too near an edge for a baseline is not judged), or that no local
+    maximum lies there."""
     genuine = [feature for feature, why in candidates if why is None]
     nearest = min(genuine, key=lambda feature: abs(feature.position - value), default=None)
     if nearest is not None and abs(nearest.position - value) <= tolerance:
-        return nearest, None
+        return Reading(nearest, None, False)
     near = [(feature, why) for feature, why in candidates if abs(feature.position - value) <= tolerance]
-    if not near:
-        return nearest, "no local maximum lies there"
-    return nearest, f"the candidate nearest the claim is {min(near, key=lambda pair: abs(pair[0].position - value))[1]}"
+    judged = [(feature, why) for feature, why in near if why != EDGE]
+    if not judged:
+        return Reading(nearest, f"every candidate there is {EDGE}" if near else "no local maximum lies there",
+                       bool(near))
+    _, why = min(judged, key=lambda pair: abs(pair[0].position - value))
+    return Reading(nearest, f"the candidate nearest the claim is {why}", False)
 
 
 # generation ----------------------------------------------------------------------------------------------

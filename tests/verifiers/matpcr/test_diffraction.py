@@ -21,6 +21,8 @@ SI_A = 5.431  # Okada and Tokumaru, J. Appl. Phys. 56, 314 (1984), 300 K
 SI_REFLECTIONS = {(1, 1, 1): 1.0, (2, 2, 0): 0.55, (3, 1, 1): 0.30, (4, 0, 0): 0.06, (3, 3, 1): 0.11, (4, 2, 2): 0.12}
 """Si's powder reflections below 90 degrees and their relative heights (the ICDD pattern's, roughly)"""
 STEP = 0.02
+INSIDE = slice(40, -40)
+"""channels 0.8 degrees or more from the ends of a scan, where every candidate has side bands for its baseline"""
 
 
 def bragg_two_theta(a: float, hkl: tuple[int, int, int], wavelength: float = 1.54056) -> float:
@@ -150,6 +152,15 @@ def test_attack_a_claim_outside_the_measured_range_is_unknown_not_violated():
     assert judgement.outcome is Outcome.UNKNOWN and "outside the measured range" in judgement.message
 
 
+def test_a_real_peak_at_the_very_end_of_the_scan_is_unknown_not_refused():
+    # Si (422) at 88.03 degrees in a scan that stops at 88.1: no room for a baseline on its far side
+    item = si_pattern(0)
+    end = int(np.searchsorted(np.asarray(item.pattern.two_theta), 88.1))
+    cut = pattern_item(np.asarray(item.pattern.intensity)[:end], np.asarray(item.pattern.two_theta)[:end])
+    judgement = judge(cut, claim("diffraction", 88.03, "deg"))
+    assert judgement.outcome is Outcome.UNKNOWN and "edge" in judgement.message
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_attack_an_amorphous_halo_is_not_a_bragg_peak(seed):
     # a glass halo 8 degrees wide (silica's is 5-10) with Poisson counts, claimed at its centre
@@ -172,7 +183,8 @@ def test_attack_sparse_counts_and_a_smoothing_bump_hold_no_peak(seed):
     axis = np.round(np.arange(20.0, 80.0, STEP), 3)
     for counts in (poisson_counts(np.full(axis.size, 0.3), seed),
                    uniform_filter1d(poisson_counts(np.full(axis.size, 100.0), seed), 9)):
-        assert outcome(pattern_item(counts, axis), float(axis[np.argmax(uniform_filter1d(counts, 5))])) is Outcome.FAILED
+        highest = float(axis[INSIDE][np.argmax(uniform_filter1d(counts, 5)[INSIDE])])
+        assert outcome(pattern_item(counts, axis), highest) is Outcome.FAILED
 
 
 def test_attack_a_cosmic_ray_spike_in_a_pattern_is_not_a_peak():

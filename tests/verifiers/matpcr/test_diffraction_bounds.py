@@ -74,3 +74,17 @@ def test_a_pattern_longer_than_100000_channels_is_malformed():
     channels = list(range(100_001))
     with pytest.raises(MalformedInput, match="pattern.two_theta"):
         parse_item({"constraint": "diffraction", "id": "x", "pattern": {"two_theta": channels, "intensity": channels}})
+
+
+def test_attack_an_extinct_reflection_alone_in_reach_is_no_peak():
+    # Cu (fcc, a = 3.6150 A) at 5.2 A: only (100) has d = 3.615 >= lambda / 2, at 2 asin(5.2 / 7.23) = 91.98
+    # degrees, and fcc extinguishes it (h, k, l mixed); pymatgen alone scales it to 100 %
+    cu = DiffractionItem(constraint="diffraction", id="cu", material="Cu", wavelength_angstrom=5.2)
+    assert math.degrees(2 * math.asin(5.2 / (2 * 3.615))) == pytest.approx(91.98, abs=0.01)
+    assert structure_peaks("Cu", 5.2) == () and judge(cu, claim("diffraction", 91.98, "deg")).outcome is Outcome.FAILED
+
+
+def test_a_wavelength_that_reaches_no_lattice_plane_is_judged_without_a_crash():
+    # lambda / 2 = 4.5 A exceeds Cu's largest d-spacing (a = 3.615 A): no reflection exists
+    cu = DiffractionItem(constraint="diffraction", id="cu", material="Cu", wavelength_angstrom=9.0)
+    assert judge(cu, claim("diffraction", 60.0, "deg")).outcome is Outcome.FAILED
