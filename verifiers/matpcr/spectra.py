@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -135,8 +134,8 @@ def features(axis: np.ndarray, counts: np.ndarray, resolution: float) -> list[Fe
 
 
 def _snr(counts: np.ndarray, centre: int, half: int, phi: float) -> tuple[float, float] | None:
-    """(SNR, SNR without the brightest two adjacent channels) of the window centre +- half over the local baseline; None
-    when the spectrum holds no side bands for it.
+    """(SNR, SNR without the brightest two adjacent channels) of the window centre +- half over the local
+    baseline; None when the spectrum holds no side bands for it.
 
     The bands run from 2 to 6 half-widths out on both sides, cut symmetrically near an edge but never to less
     than 2 to 3: symmetric bands give every band channel the same positive weight in the linear baseline, so
@@ -145,16 +144,32 @@ def _snr(counts: np.ndarray, centre: int, half: int, phi: float) -> tuple[float,
     if outer < 3 * half:
         return None
     offsets = np.arange(-outer, outer + 1)
-    band_counts = counts[centre + offsets[np.abs(offsets) >= 2 * half]]
-    fits = [_baseline(half, outer, degree) for degree in (1, 2)]
-    weights, to_window, to_bands = max(fits, key=lambda fit: float(fit[0] @ band_counts))
+    bands = offsets[np.abs(offsets) >= 2 * half]
+    band_counts = counts[centre + bands]
+    fits = [_baseline(bands / half, band_counts, half, degree) for degree in (1, 2)]
+    weights, on_window, on_bands = max(fits, key=lambda fit: float(fit[1].sum()))
     floor = phi * FLOOR_COUNTS  # one count, in the spectrum's units (phi of them when counts were scaled)
-    variance = phi * (np.maximum(to_window @ band_counts, floor).sum()
-                      + (weights**2 * np.maximum(to_bands @ band_counts, floor)).sum())
+    variance = phi * (np.maximum(on_window, floor).sum() + (weights**2 * np.maximum(on_bands, floor)).sum())
     window = counts[centre - half: centre + half + 1]
-    excess = float(window.sum() - weights @ band_counts)
+    excess = float(window.sum() - on_window.sum())
     sigma = math.sqrt(variance)
     return excess / sigma, (excess - _spike(counts, centre - half + int(np.argmax(window)))) / sigma
+
+
+def _baseline(bands: np.ndarray, band_counts: np.ndarray, half: int,
+              degree: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A polynomial baseline fitted by least squares to the side bands (offsets in half-widths): (the weights
+    w with the baseline's sum over the window = w . band counts, the baseline on the window, on the bands).
+
+    _snr takes the higher of the linear and the quadratic baseline: the straight line is the cautious one
+    beside another line (the quadratic's curvature, pulled by a neighbour in one band, can dive under the
+    window), the quadratic beside a curved background (the straight line cuts under an amorphous halo's
+    top), so neither case lets noise stand above a baseline that is too low."""
+    on_bands = np.vander(bands, degree + 1, increasing=True)
+    on_window = np.vander(np.arange(-half, half + 1) / half, degree + 1, increasing=True)
+    inverse = np.linalg.inv(on_bands.T @ on_bands)
+    coefficients = inverse @ (on_bands.T @ band_counts)
+    return on_bands @ (inverse @ on_window.sum(axis=0)), on_window @ coefficients, on_bands @ coefficients
 
 
 def _spike(counts: np.ndarray, brightest: int) -> float:
@@ -166,23 +181,6 @@ def _spike(counts: np.ndarray, brightest: int) -> float:
     pair = counts[first: first + 2]
     beside = counts[[max(first - 1, 0), min(first + 2, last)]].mean()
     return float(pair.sum() - pair.size * beside)
-
-
-@lru_cache(maxsize=1024)
-def _baseline(half: int, outer: int, degree: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A polynomial baseline fitted by least squares to the side bands (2 half-widths to ``outer`` channels
-    from the centre), as linear maps of the band counts: (the weights w with the baseline's sum over the
-    window = w . band counts, the maps to the baseline on the window and on the bands).
-
-    _snr takes the higher of the linear and the quadratic baseline: the straight line is the cautious
-    one beside another line (the quadratic's curvature, pulled by a neighbour in one band, can dive under
-    the window), the quadratic beside a curved background (the straight line cuts under an amorphous halo's
-    top), so neither case lets noise stand above a baseline that is too low."""
-    offsets = np.arange(-outer, outer + 1)
-    on_bands = np.vander(offsets[np.abs(offsets) >= 2 * half] / half, degree + 1, increasing=True)
-    on_window = np.vander(np.arange(-half, half + 1) / half, degree + 1, increasing=True)
-    projector = np.linalg.solve(on_bands.T @ on_bands, on_bands.T)
-    return on_window.sum(axis=0) @ projector, on_window @ projector, on_bands @ projector
 
 
 EDGE = "too near an edge of the measured range for a baseline on both sides"
