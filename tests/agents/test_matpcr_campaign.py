@@ -17,8 +17,8 @@ from tests.support.scripted import write_replies
 
 RIGHT = "Diamond cubic: (111) at 2θ = 28.44° and (220) at 47.30°."
 """both claims consistent and accurate"""
-RETREATING = "(111) at 2θ = 28.8° and (200) at 32.96°."
-"""28.8 passes the 0.5-degree oracle but misses the 0.1-degree accuracy; (200) is extinct in Si"""
+RETREATING = "(111) at 2θ = 28.50° and (200) at 32.96°."
+"""28.50 lies within the 0.1-degree resolution of (111) at 28.44; (200) is extinct in Si"""
 
 
 def _evaluate(tmp_path, replies, *extra):
@@ -33,10 +33,10 @@ def test_pcr_and_accuracy_are_counted_per_claim_with_bootstrap_intervals_over_re
     diffraction = rows[0]
     assert diffraction["constraint"] == "diffraction" and diffraction["responses"] == 2
     assert (diffraction["pcr"]["count"], diffraction["pcr"]["of"], diffraction["pcr"]["rate"]) == (3, 4, 0.75)
-    assert (diffraction["accuracy"]["count"], diffraction["accuracy"]["of"]) == (2, 4)
+    assert (diffraction["accuracy"]["count"], diffraction["accuracy"]["of"]) == (3, 4)
     # two responses: a replicate holds both (PCR 1.0), neither (0.5) or one of each (0.75)
     assert diffraction["pcr"]["ci95"] == [0.5, 1.0]
-    assert "| diffraction | 2 | 0 | 4 | 0.750 (3/4) [0.500, 1.000] | 0.500 (2/4)" in capsys.readouterr().out
+    assert "| diffraction | 2 | 0 | 4 | 0.750 (3/4) [0.500, 1.000] | 0.750 (3/4)" in capsys.readouterr().out
 
 
 def test_a_vague_answer_leaves_pcr_alone_and_is_counted_beside_it(tmp_path, capsys):
@@ -123,8 +123,8 @@ def test_judged_claims_are_recorded_and_train_the_detector(tmp_path, capsys):
                      "diffraction:Si", "--n", "2", "--seeds", "1", "--bootstrap", "100", "--runs-dir",
                      str(tmp_path / "runs"), "--run-id", run_id]) == 0
     record = json.loads((tmp_path / "runs" / "first" / "responses.jsonl").read_text().splitlines()[1])
-    assert record["judged"] == [{"context": "(111) at 2θ = 28.8° and (200) at 32.96°", "violated": False},
-                                {"context": "(111) at 2θ = 28.8° and (200) at 32.96°", "violated": True}]
+    assert record["judged"] == [{"context": "(111) at 2θ = 28.50° and (200) at 32.96°", "violated": False},
+                                {"context": "(111) at 2θ = 28.50° and (200) at 32.96°", "violated": True}]
     capsys.readouterr()
     assert main(["detector", str(tmp_path / "runs" / "first"), str(tmp_path / "runs" / "second")]) == 0
     out = capsys.readouterr().out

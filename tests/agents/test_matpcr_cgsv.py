@@ -10,11 +10,12 @@ from physvec.cli.matpcr import main
 from physvec.runstore.transcript import EventType, read_events
 from tests.support.scripted import write_replies
 
-WRONG = "Silicon shows the (200) reflection at 2θ = 32.96°."
-"""Bragg's law puts (200) there, but the diamond structure extinguishes it: a violation"""
-RETREAT = "Then the (111) reflection at 2θ = 28.8°."
-"""within 0.5 degrees of (111) at 28.44 (consistent), not within 0.1 (inaccurate)"""
-CORRECT = "Then the (111) reflection at 2θ = 28.44°."
+WRONG = "Silicon's Raman line lies at 480 cm-1."
+"""silicon's one-phonon line is at 520.7 cm-1 (Parker, Feldman and Ashkin 1967): nothing at 480, a violation"""
+RETREAT = "Then the line at 524.5 cm-1."
+"""within the oracle's 5 cm-1 of 520.7 (consistent), not within the 2 cm-1 accuracy window (inaccurate); a
+diffraction retreat no longer exists at the default 0.1-degree resolution, which equals its accuracy window"""
+CORRECT = "Then the line at 520.7 cm-1."
 ITEMS = 3
 
 
@@ -25,8 +26,8 @@ def scripted_model(tmp_path, revision: str) -> str:
 
 
 def run(tmp_path, revision: str, run_id: str, *extra: str) -> dict[str, dict]:
-    assert main(["cgsv", "--model", f"scripted:{scripted_model(tmp_path, revision)}", "--family", "diffraction",
-                 "--items", "diffraction:Si", "--n", str(ITEMS), "--seeds", "1", "--runs-dir", str(tmp_path / "runs"),
+    assert main(["cgsv", "--model", f"scripted:{scripted_model(tmp_path, revision)}", "--family", "raman",
+                 "--items", "raman:Si", "--n", str(ITEMS), "--seeds", "1", "--runs-dir", str(tmp_path / "runs"),
                  "--run-id", run_id, *extra]) == 0
     rows = json.loads((tmp_path / "runs" / run_id / "summary.json").read_text())
     return {row["condition"]: row for row in rows}
@@ -57,9 +58,9 @@ def test_the_feedback_names_the_violation_and_never_the_expected_value(tmp_path)
     prompts = {event.data["role"]: event.data["prompt"][-1]["content"]
                for event in read_events(tmp_path / "runs" / "feedback" / "transcript.jsonl")
                if event.type is EventType.MODEL_CALL}
-    assert "32.96 deg (200)" in prompts["matpcr_cgsv"] and "within 0.5 degrees" in prompts["matpcr_cgsv"]
-    assert "28.4" not in prompts["matpcr_cgsv"]
-    assert "32.96" not in prompts["matpcr_self_refine"] and "32.96" not in prompts["matpcr_reprompt"]
+    assert "480 cm-1" in prompts["matpcr_cgsv"] and "within 5 cm^-1" in prompts["matpcr_cgsv"]
+    assert "520.7" not in prompts["matpcr_cgsv"]
+    assert "480" not in prompts["matpcr_self_refine"] and "480" not in prompts["matpcr_reprompt"]
 
 
 def test_two_jobs_revise_as_one_job_does_each_item_with_its_own_client(tmp_path, capsys):

@@ -24,7 +24,7 @@ from physvec.verifiers.certificate import Outcome
 from physvec.verifiers.matpcr.corpus import Item
 from physvec.verifiers.matpcr.references import MaterialRecord, OfflineSnapshot
 from physvec.verifiers.matpcr.schema import CONSTRAINTS, Claim, DiffractionItem, MaterialItem, MicroscopyItem
-from physvec.verifiers.matpcr.tolerances import LIQUID_HELIUM_K
+from physvec.verifiers.matpcr.tolerances import LIQUID_HELIUM_K, NYQUIST_PIXELS
 
 RATES = (0.1, 0.3, 0.5)
 EV_PER_KJ_PER_MOL = 1 / 96.48533212
@@ -104,20 +104,21 @@ def _diffraction_case(rng: random.Random, violates: bool) -> Case | None:
     low = [hkl for hkl in itertools.product(range(0, 4), repeat=3) if any(hkl)]
     angles = [t for t in (reflection_two_theta(material, hkl, item.wavelength_angstrom) for hkl in low)
               if t is not None and 10 < t < 90]
-    return Case(item, _numeric("diffraction", round(rng.choice(angles) + rng.uniform(-0.3, 0.3), 2), "deg"), False)
+    # a correct claim lies within half the default resolution (0.1 deg, diffraction.py) of an allowed reflection
+    return Case(item, _numeric("diffraction", round(rng.choice(angles) + rng.uniform(-0.05, 0.05), 2), "deg"), False)
 
 
 # microscopy ----------------------------------------------------------------------------------------------
 
 def _microscopy_case(rng: random.Random, violates: bool) -> Case:
     bar_px, bar_nm = rng.uniform(50, 400), rng.choice([10.0, 50.0, 100.0, 500.0, 1000.0, 10000.0])
-    width, height = rng.randint(256, 4096), rng.randint(256, 4096)
+    width, height = rng.randint(max(256, math.ceil(bar_px)), 4096), rng.randint(256, 4096)  # the bar fits
     item = MicroscopyItem(constraint="microscopy", id="microscopy:injected", scale_bar_px=bar_px,
                           scale_bar_length=bar_nm, scale_bar_unit="nm", image_width_px=width, image_height_px=height)
     pixel_nm = bar_nm / bar_px
     diagonal_nm = pixel_nm * math.sqrt(width**2 + height**2)
     if not violates:
-        size = rng.uniform(pixel_nm * 1.01, diagonal_nm * 0.99)
+        size = rng.uniform(pixel_nm * NYQUIST_PIXELS * 1.01, diagonal_nm * 0.99)  # at least two pixels across
     elif rng.random() < 0.8:
         size = diagonal_nm * rng.uniform(1.02, 10.0)
     else:
