@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.matpcr import bandgap, diffraction, magnetism, microscopy, raman, stability
+from physvec.verifiers.matpcr.bounds import bounded
 from physvec.verifiers.matpcr.corpus import Item, corpus_item
 from physvec.verifiers.matpcr.extraction import Reading, read_reasoning
 from physvec.verifiers.matpcr.judgement import Judgement
@@ -60,9 +61,10 @@ def distinct(claims: list[Claim]) -> list[Claim]:
 
 
 def judge(item: Item, claim: Claim, provider: ReferenceProvider) -> Judgement:
-    """The oracle of the item's constraint on one claim."""
+    """The oracle of the item's constraint on one claim, within its time and memory bounds (bounds.py)."""
     oracle = ORACLES[item.constraint]
-    return oracle(item, claim, provider) if item.constraint in NEEDS_PROVIDER else oracle(item, claim)
+    arguments = (item, claim, provider) if item.constraint in NEEDS_PROVIDER else (item, claim)
+    return bounded(lambda: oracle(*arguments))
 
 
 def _describe(claim: Claim) -> str:

@@ -6,7 +6,8 @@ import pytest
 
 from physvec.verifiers.certificate import Outcome, Verdict
 from physvec.verifiers.feedback import Projection, project
-from physvec.verifiers.matpcr.oracles import certify
+from physvec.verifiers.matpcr import bounds
+from physvec.verifiers.matpcr.oracles import ORACLES, certify
 from physvec.verifiers.matpcr.schema import MalformedInput
 from tests.verifiers.matpcr.conftest import claim, claims_file
 
@@ -75,3 +76,23 @@ def test_attack_a_false_negation_or_range_beside_a_true_claim_leaves_the_reasoni
     unchecked = [o for o in certificate.obligations if ":unchecked:" in o.name]
     assert unchecked and all(o.outcome is Outcome.UNKNOWN and o.required for o in unchecked)
     assert any(o.outcome is Outcome.CERTIFIED for o in certificate.obligations), "the true claim is still judged"
+
+
+def test_an_oracle_past_its_time_bound_leaves_the_claim_unknown_with_the_reason(monkeypatch):
+    def forever(item, claim):
+        while True:
+            pass
+
+    monkeypatch.setitem(ORACLES, "diffraction", forever)
+    monkeypatch.setattr(bounds, "ORACLE_SECONDS", 0.2)
+    (only,) = certify(claims_file("diffraction:Si", claim("diffraction", 28.44, "deg"))).obligations
+    assert only.outcome is Outcome.UNKNOWN and "ran past its 0.2 s bound" in only.message
+
+
+def test_an_oracle_out_of_memory_leaves_the_claim_unknown_with_the_reason(monkeypatch):
+    def hungry(item, claim):
+        raise MemoryError
+
+    monkeypatch.setitem(ORACLES, "diffraction", hungry)
+    (only,) = certify(claims_file("diffraction:Si", claim("diffraction", 28.44, "deg"))).obligations
+    assert only.outcome is Outcome.UNKNOWN and "out of memory" in only.message
