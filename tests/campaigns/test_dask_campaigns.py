@@ -154,7 +154,7 @@ def test_a_scheduler_that_is_not_there_is_an_exit_2_with_a_clear_message(tmp_pat
 MATPCR_RECORDS = {"evaluate": "responses.jsonl", "cgsv": "cgsv.jsonl"}
 EXTINCT = "Silicon shows the (200) reflection at 2θ = 32.96°."
 MATPCR_REPLIES = {"evaluate": ["Diamond cubic: (111) at 2θ = 28.44° and (220) at 47.30°."],
-                  "cgsv": [EXTINCT, "Then the (111) reflection at 2θ = 28.8°.", *[EXTINCT] * 6]}
+                  "cgsv": [EXTINCT, "Then the (111) reflection at 2θ = 28.44°.", *[EXTINCT] * 6]}
 """per item: evaluate's one answer; cgsv's first answer (a violation), one revision that removes it, and six
 controls that keep it (tests/agents/test_matpcr_cgsv.py).  Every item is given the same replies, so one
 client serving them item after item and a client per item are served alike."""
