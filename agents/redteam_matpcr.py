@@ -55,7 +55,7 @@ HANG_S = 5.0
 MEMORY_BYTES = 4 << 30
 """the worker's address-space limit: a runaway allocation becomes a MemoryError in the reply"""
 STARTUP_S = 120.0
-WORKER = "physvec.agents.redteam_matpcr_worker"
+WORKER = "physvec.cli.redteam_matpcr_worker"
 WARM_UP = tuple(json.dumps(claims) for claims in (
     {"item": "diffraction:Si", "claims": [{"constraint": "diffraction", "value": 28.44, "unit": "deg"}]},
     {"item": "stability:MgO", "claims": [{"constraint": "stability", "label": "stable"}]},

@@ -1,4 +1,7 @@
-"""`matpcr check --json` on request, in a process of its own, for the MatPCR red team (redteam_matpcr.py).
+"""`matpcr check --json` on request, in a process of its own, for the MatPCR red team (agents/redteam_matpcr.py).
+
+It lives with the commands because it runs one: the red team names it only in the worker's command line, as
+a black box it starts, so no module below the command line imports a command.
 
 One JSON line in (the command's arguments), one JSON line out: the exit status, what the command printed, the
 traceback of an exception that escaped it, and its seconds.  The red team kills this process when a call
@@ -6,7 +9,7 @@ outlives its bound, which is how a hang is recorded without blocking the campaig
 turns a runaway allocation into a MemoryError the reply reports, instead of the machine swapping.  Only the
 standard library is imported before the command itself, so the process starts fast.
 
-    python -m physvec.agents.redteam_matpcr_worker MEMORY_BYTES
+    python -m physvec.cli.redteam_matpcr_worker MEMORY_BYTES
 """
 
 from __future__ import annotations
