@@ -33,6 +33,8 @@ ALL_TOPICS = "all"
 DECIDED_VERDICTS = ("certified", "failed", "impossible")
 """Run verdicts that decide a trial; any other (``unknown``, or none recorded) is an unknown ending."""
 UNDECIDED_OUTCOMES = (Outcome.UNKNOWN, Outcome.NOT_IMPLEMENTED, Outcome.ERROR)
+STAGES = ("programming", "scientific", "convergence", "domain_checks")
+"""the verifier stages whose last certificates say why a trial ended unknown, in pipeline order"""
 MADE_BY = "qmp-bench upstream report"
 
 
@@ -201,13 +203,12 @@ def trial_facts(record: TrialRecord, campaign: Path) -> TrialFacts:
         metadata = run.metadata()
     except (RunTampered, OSError, ValueError) as error:
         return TrialFacts(record, False, False, unknown, f"status {record.status}", run_problem=str(error))
-    programming, scientific = _latest(certificates, "programming"), _latest(certificates, "scientific")
-    reasons = [reason for stage in ("programming", "scientific", "convergence", "domain_checks")
-               if (latest := _latest(certificates, stage)) is not None and latest.verdict is not Verdict.CERTIFIED
-               for reason in _undecided(stage, latest)] if unknown else []
-    keeping = [f"{stage}: {o.name}" for stage in ("programming", "scientific", "convergence", "domain_checks")
-               if (latest := _latest(certificates, stage)) is not None
-               for o in latest.obligations if o.required and o.outcome in UNDECIDED_OUTCOMES]
+    latest = {stage: found for stage in STAGES if (found := _latest(certificates, stage)) is not None}
+    programming, scientific = latest.get("programming"), latest.get("scientific")
+    reasons = [reason for stage, certificate in latest.items() if certificate.verdict is not Verdict.CERTIFIED
+               for reason in _undecided(stage, certificate)] if unknown else []
+    keeping = [f"{stage}: {o.name}" for stage, certificate in latest.items()
+               for o in certificate.obligations if o.required and o.outcome in UNDECIDED_OUTCOMES]
     ended_by = str(metadata.get("ended_by") or f"status {metadata.get('status')}")
     tokens_in, tokens_out = _token_split(run)
     return TrialFacts(
@@ -215,7 +216,8 @@ def trial_facts(record: TrialRecord, campaign: Path) -> TrialFacts:
         programming_passed=not unknown and programming is not None and programming.verdict is Verdict.CERTIFIED,
         scientific_passed=not unknown and scientific is not None and scientific.verdict is Verdict.CERTIFIED,
         unknown=unknown, ended_by=ended_by, certificate_reasons=tuple(reasons),
-        unknown_because="; ".join(keeping) or ended_by if unknown else "", input_tokens=tokens_in, output_tokens=tokens_out)
+        unknown_because="; ".join(keeping) or ended_by if unknown else "", input_tokens=tokens_in,
+        output_tokens=tokens_out)
 
 
 @dataclass(frozen=True)

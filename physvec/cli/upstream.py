@@ -111,7 +111,6 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     backends: Counter[str] = Counter()
     used: set[str] = set()
     names: set[str] = set()
-    ids: set[str] = set()
     for path in chosen:
         try:
             task_file = compile_task(read_upstream(path), compiled_root, substitutions,
@@ -121,7 +120,6 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
             return EXIT_BAD_INPUT
         loaded = load_task(task_file).task
         names.add(f"{topic_of(path)}/{loaded.id}")
-        ids.add(loaded.id)
         backends[loaded.backend] += 1
         used.update(loaded.substitutions)
     if unused := [f"{original}={used_by}" for original, used_by in substitutions.items() if original not in used]:
@@ -131,7 +129,7 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     if problem:
         console.print(f"qmp-bench upstream: {problem}", markup=False)
         return EXIT_BAD_INPUT
-    problem = model_problem(arguments.model, sorted(ids))
+    problem = model_problem(arguments.model, sorted(name.split("/", 1)[1] for name in names))
     if problem:
         console.print(f"qmp-bench upstream: --model {arguments.model}: {problem}", markup=False)
         return EXIT_BAD_INPUT

@@ -16,6 +16,7 @@ checkable.  Every claim keeps the span it was read from, so a referee can see wh
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -66,6 +67,8 @@ HULL_CONTEXT = re.compile(r"\bhull\b|\bE_?\{?hull\}?|decomposition\s+energy", re
 FORMATION_CONTEXT = re.compile(r"\bformation\b|\benthalp|Δ\s?H|\bcohesive\b|\bbinding\b|\btotal\s+energy\b",
                                re.IGNORECASE)
 PER_ATOM_AFTER = re.compile(r"^\s{0,2}(?:/|per)\s{0,2}atom\b", re.IGNORECASE)
+PER_QUANTITY_AFTER = re.compile(r"^\s{0,2}(?:/|per)\b")
+"""an energy per something (per atom, /mol): an energy density, never a gap"""
 GAP_CONTEXT = re.compile(r"\bgap\b|\bE_?\{?g\}?\b|absorption\s+edge", re.IGNORECASE)
 MOMENT_PER_AFTER = re.compile(
     r"^\s{0,2}(?:/|per)\s{0,2}(?:(?P<formula>f\.?\s?u\.?|formula\s+units?)|(?P<atom>atoms?|sites?|ions?)\b|"
@@ -124,8 +127,8 @@ def _number(match: re.Match[str], name: str) -> float | None:
         return None
     sign = "-" if match.group(f"{name}_sign") in ("-", "−") else ""
     exponent = (match.group(f"{name}_exp") or "").replace("−", "-")
-    text = f"{sign}{match.group(f'{name}_int')}" + (f".{fraction}" if fraction else "") + (f"e{exponent}" if exponent else "")
-    return float(text)
+    digits = match.group(f"{name}_int") + (f".{fraction}" if fraction else "")
+    return float(f"{sign}{digits}" + (f"e{exponent}" if exponent else ""))
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -136,6 +139,13 @@ def quantities(text: str) -> list[Quantity]:
         ranged = match.group("op") not in (None, "±", "+/-", "+-")
         found.append(Quantity(_number(match, "a"), unit, match.start(), match.end(), match.group(0), ranged))
     return found
+
+
+def in_clauses(text: str, kind: str) -> Iterator[tuple[Quantity, str, str]]:
+    """Each quantity of this kind of unit (KIND_OF_UNIT) with its clause before and after it."""
+    for quantity in quantities(text):
+        if KIND_OF_UNIT[quantity.unit] == kind:
+            yield quantity, clause_before(text, quantity.start), clause_after(text, quantity.end)
 
 
 def clause_before(text: str, start: int) -> str:
@@ -180,10 +190,7 @@ def _readable(quantity: Quantity, before: str, after: str, unchecked: list[Span]
 
 def _diffraction(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
-    for quantity in quantities(text):
-        if quantity.unit != "degree":
-            continue
-        before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
+    for quantity, before, after in in_clauses(text, "angle"):
         if not _readable(quantity, before, after, unchecked):
             continue
         two_theta = [m.end() for m in TWO_THETA.finditer(before)]
@@ -202,10 +209,7 @@ def _diffraction(text: str, unchecked: list[Span]) -> list[Claim]:
 
 def _microscopy(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
-    for quantity in quantities(text):
-        if KIND_OF_UNIT[quantity.unit] != "length":
-            continue
-        before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
+    for quantity, before, after in in_clauses(text, "length"):
         if NOT_A_FEATURE.search(before) or PER_PIXEL_AFTER.search(after) or not _readable(quantity, before, after,
                                                                                           unchecked):
             continue
@@ -218,19 +222,15 @@ def _microscopy(text: str, unchecked: list[Span]) -> list[Claim]:
 
 def _raman(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
-    for quantity in quantities(text):
-        before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
-        if quantity.unit == "wavenumber" and _readable(quantity, before, after, unchecked):
+    for quantity, before, after in in_clauses(text, "wavenumber"):
+        if _readable(quantity, before, after, unchecked):
             claims.append(_claim("raman", quantity, text, value=quantity.value, unit="cm-1"))
     return claims
 
 
 def _stability(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
-    for quantity in quantities(text):
-        if KIND_OF_UNIT[quantity.unit] != "energy":
-            continue
-        before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
+    for quantity, before, after in in_clauses(text, "energy"):
         clause = before + after
         if (not PER_ATOM_AFTER.search(after) or not HULL_CONTEXT.search(clause) or FORMATION_CONTEXT.search(before)
                 or not _readable(quantity, before, after, unchecked)):
@@ -249,11 +249,8 @@ def _stability(text: str, unchecked: list[Span]) -> list[Claim]:
 
 def _band_gap(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
-    for quantity in quantities(text):
-        if quantity.unit not in ("electron_volt", "millielectron_volt"):
-            continue
-        before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
-        if (PER_ATOM_AFTER.search(after) or re.match(r"^\s{0,2}(?:/|per)\b", after) or not GAP_CONTEXT.search(before + after)
+    for quantity, before, after in in_clauses(text, "energy"):
+        if (PER_QUANTITY_AFTER.search(after) or not GAP_CONTEXT.search(before + after)
                 or FORMATION_CONTEXT.search(before) or not _readable(quantity, before, after, unchecked)):
             continue
         value = quantity.value if quantity.unit == "electron_volt" else convert(quantity.value, quantity.unit, "eV")
@@ -292,10 +289,7 @@ def _per(after: str) -> tuple[str, str | None]:
 
 def _magnetisation(text: str, unchecked: list[Span]) -> list[Claim]:
     claims = []
-    for quantity in quantities(text):
-        if quantity.unit != "bohr_magneton":
-            continue
-        before, after = clause_before(text, quantity.start), clause_after(text, quantity.end)
+    for quantity, before, after in in_clauses(text, "moment"):
         if not _readable(quantity, before, after, unchecked):
             continue
         unit, element = _per(after)
