@@ -67,6 +67,7 @@ def test_attack_hiding_a_hot_moment_behind_the_same_number_cold_is_judged_twice(
     ("raman:GaN:0", "There is no band at 568 cm-1; the GaN line lies at 568.0 cm-1."),
     ("diffraction:Si", "The forbidden (111) reflection of Si at 28.44° is absent, while (220) appears at 47.30°."),
     ("diffraction:Si", "Its (220) peak lies at 47.30°, and nothing between 50-52°."),
+    ("raman:GaN:0", "The GaN line lies at 568.0 cm-1. No band, not even a weak one, appears at 734 cm-1."),
 ])
 def test_attack_a_false_negation_or_range_beside_a_true_claim_leaves_the_reasoning_uncertified(item, reasoning):
     """The red team's cases: GaN's E2-high line is at 568 cm-1 and Si (111) is allowed at 28.44° (diamond
