@@ -642,9 +642,12 @@ def _out_of_competence_trial(rng: random.Random, goal_id: str) -> Judged:
                    reach if attack == "declare_impossible" else f"{where}, {reach}")
 
 
-def _poisoned(data: dict[str, Any], rng: random.Random, numeric: Callable[[list[Any], Any], bool]) -> tuple[str, str]:
-    """``data`` as JSON text with one numeric value (chosen at random) replaced by a poison token."""
-    paths: list[list[Any]] = []
+def _poisoned(data: dict[str, Any], rng: random.Random) -> tuple[str, str]:
+    """``data`` as JSON text with one numeric value (chosen at random) replaced by a poison token. A design whose
+    every value is a name (a DNA goal frees only its sequence) has no number: a name is poisoned instead, since a
+    NaN where a sequence goes must be refused all the same."""
+    numbers: list[list[Any]] = []
+    names: list[list[Any]] = []
 
     def walk(value: Any, path: list[Any]) -> None:
         if isinstance(value, dict):
@@ -653,11 +656,14 @@ def _poisoned(data: dict[str, Any], rng: random.Random, numeric: Callable[[list[
         elif isinstance(value, list):
             for index, item in enumerate(value):
                 walk(item, [*path, index])
-        elif isinstance(value, (int, float)) and not isinstance(value, bool) and numeric(path, value):
-            paths.append(path)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            numbers.append(path)
+        elif isinstance(value, str) and path[:1] == ["values"]:
+            names.append(path)
     walk(data, [])
+    paths = numbers or names
     if not paths:
-        raise GeneratorError("no numeric value to poison")
+        raise GeneratorError("no numeric value or design value to poison")
     path, token = _pick(rng, paths), _pick(rng, POISONS)
     copy = json.loads(json.dumps(data))
     holder = copy
@@ -688,9 +694,9 @@ def _non_finite_trial(rng: random.Random, goal_id: str, scratch: Path) -> Judged
         return _refusal_expected(judged, certificate is None)
     goal_text, design_text = json.dumps(goal_data), json.dumps(design_data)
     if where == "goal":
-        goal_text, spot = _poisoned(goal_data, rng, lambda path, value: True)
+        goal_text, spot = _poisoned(goal_data, rng)
     else:
-        design_text, spot = _poisoned(design_data, rng, lambda path, value: True)
+        design_text, spot = _poisoned(design_data, rng)
     variant = f"{where}: {spot}"
     given = {"goal_text": goal_text[:4000], "design_text": design_text[:4000]}
     goal_file, design_file = scratch / "goal.json", scratch / "design.json"
