@@ -23,6 +23,7 @@ from physvec.agents.methods import METHODS
 from physvec.cli import kb as kb_cli
 from physvec.cli import local_model as local_model_cli
 from physvec.cli.arguments import AUTO, output_folder, positive_seconds, seconds_none_or_auto
+from physvec.taskfiles.input_files import file_problem
 
 if TYPE_CHECKING:
     from physvec.agents.model_client import RetryPolicy
@@ -88,6 +89,8 @@ def _note_missing_backend(backend: str) -> None:
 
 def reproduce_main(argv: list[str] | None = None) -> int:
     arguments = _reproduce_parser().parse_args(argv)
+    if arguments.task is not None and (unreadable := file_problem(arguments.task)) is not None:
+        return _bad_input(f"{arguments.task}: {unreadable}")  # before the pipeline's imports (seconds)
     from physvec.verifiers.library.composer import library_problem
     from physvec.agents.model_client import RetryPolicy
     from physvec.agents.preflight import ProviderUnreachable

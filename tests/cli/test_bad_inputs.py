@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -153,3 +155,14 @@ def test_an_over_long_task_id_is_named(tmp_path, capsys):
     (task / "task.json").write_text(json.dumps(data))
     assert physvec_main(["validate", str(task / "task.json")]) == 2
     assert "id" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given", ["missing.json", "."])
+def test_a_task_that_is_not_a_file_is_refused_before_reproduce_imports_the_pipeline(given, tmp_path):
+    """The refusal comes before the seconds of importing the graph, its verifiers and the physics libraries."""
+    probe = ("import sys\nfrom physvec.cli.main import reproduce_main\ncode = reproduce_main([sys.argv[1]])\n"
+             "heavy = sorted(m for m in ('physvec.agents.pipeline', 'physvec.taskfiles.loading', 'numpy') "
+             "if m in sys.modules)\nprint(code, heavy)\n")
+    done = subprocess.run([sys.executable, "-c", probe, given], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "2 []", done.stderr
+    assert given in done.stderr and ("no such file" in done.stderr or "a folder, not a file" in done.stderr)
