@@ -9,9 +9,10 @@ outcome can reach the certificate.
 Verdicts: certified when every obligation holds; impossible only with an engine-made certificate (the
 bound inputs alone miss a target that no free input reaches, the best value a search over the free box
 achieves still misses a target, or each target is reachable alone but the least total shortfall over the
-box is still positive); unknown when the engine is outside its competence.  A design that meets every
-target is a witness against impossibility: no search result overrides it, and a design file that meets
-its goal while claiming the goal impossible fails on that claim, by name.  Where the search cannot cover
+box is still positive), and only when the miss exceeds the numerical resolution of the search and the
+float evaluation behind it (a smaller miss is no proof: the verdict is unknown, with both numbers); unknown
+when the engine is outside its competence.  A design that meets every target is a witness against
+impossibility: no search result overrides it, and a design file that meets its goal while claiming the goal impossible fails on that claim, by name.  Where the search cannot cover
 the box (search.ProofOutOfReach) the engine claims no impossibility and says why.
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.phact.domains import DOMAINS, Domain
 from physvec.verifiers.phact.engines import ENGINE_REFUSALS, OutsideCompetence
-from physvec.verifiers.phact.schema import Design, Goal, meets, unmet
+from physvec.verifiers.phact.schema import Design, Goal, margin, meets, unmet
 
 VERIFIER = "phact"
 
@@ -79,31 +80,60 @@ def _impossibility_of(goal_json: str, domain_name: str) -> tuple[dict[str, Any] 
         return None, str(error) or type(error).__name__
 
 
-def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
-    # the search (numpy, networkx) is imported only where a design misses its goal
-    from physvec.verifiers.phact.search import best_value
+def _resolved(miss: float, resolution: float, what: str) -> dict[str, float]:
+    """The miss and the resolution for a proof's evidence, when the miss exceeds the resolution.
 
+    Raises:
+        WithinResolution: the miss is no larger than what the search and float evaluation can resolve.
+    """
+    from physvec.verifiers.phact.search import WithinResolution
+
+    if not miss > resolution:
+        raise WithinResolution(f"the best design found misses {what} by {miss:.3g}, within the numerical resolution "
+                               f"{resolution:.3g} of the search and float evaluation: no proof either way")
+    return {"miss": miss, "resolution": resolution}
+
+
+def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
+    """The first target no design reaches by more than the numerical resolution, else the joint proof, else None.
+
+    A target missed only within the resolution does not stop the search for a real proof elsewhere; with none,
+    it makes the goal undecided (WithinResolution), never impossible."""
+    # the search (numpy, networkx) is imported only where a design misses its goal
+    from physvec.verifiers.phact.search import EXHAUSTIVE, WithinResolution, best_value, resolution
+
+    undecided: WithinResolution | None = None
     for target in goal.targets:
         depends = {name for name in goal.free if domain.reaches(name, target.quantity)}
         if not depends:
             value = float(domain.evaluate(dict(goal.bound), [target.quantity])[target.quantity])
-            if not meets(target, value, goal.tolerance):
-                return {"target": target.model_dump(), "reason": "the bound inputs alone fix this quantity",
-                        "value": value}
+            point: dict[str, Any] = {name: free.first() for name, free in goal.free.items()}
+            evidence = {"reason": "the bound inputs alone fix this quantity", "value": value}
+            exhaustive = True
+        else:
+            found = best_value(goal, domain, target)
+            value, point, exhaustive = found.score, found.point, found.method == EXHAUSTIVE
+            evidence = {"reason": "no design in the free box reaches it", "best_achievable": value, "at": point,
+                        "free_inputs_on_path": sorted(depends), **found.evidence()}
+        if meets(target, value, goal.tolerance):
             continue
-        found = best_value(goal, domain, target)
-        if not meets(target, found.score, goal.tolerance):
-            return {"target": target.model_dump(), "reason": "no design in the free box reaches it",
-                    "best_achievable": found.score, "at": found.point, "free_inputs_on_path": sorted(depends),
-                    **found.evidence()}
-    if len(goal.targets) > 1 and goal.free:
-        return _joint_impossibility(goal, domain)
-    return None
+        try:
+            shown = _resolved(-margin(target, value, goal.tolerance),
+                              resolution(goal, domain, point, exhaustive, [target])[0], target.quantity)
+        except WithinResolution as error:
+            undecided = undecided or error
+            continue
+        return {"target": target.model_dump(), **evidence, **shown}
+    proof = _joint_impossibility(goal, domain) if len(goal.targets) > 1 and goal.free else None
+    if proof is None and undecided is not None:
+        raise undecided
+    return proof
 
 
 def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
-    """Each target alone is reachable; whether the best compromise still misses them together."""
-    from physvec.verifiers.phact.search import least_shortfall
+    """Each target alone is reachable; whether the best compromise still misses them together, by more than
+    the resolution of the total shortfall (each target's resolution in units of its threshold, as ``shortfall``)."""
+    from physvec.verifiers.phact.search import EXHAUSTIVE, least_shortfall, resolution
 
     found = least_shortfall(goal, domain)
     if found is None:
@@ -112,10 +142,13 @@ def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     values = domain.evaluate({**goal.bound, **found.point}, wanted)
     if not unmet(goal, values):
         return None
+    each = resolution(goal, domain, found.point, found.method == EXHAUSTIVE, goal.targets)
+    shown = _resolved(found.score, sum(r / max(abs(t.value), 1e-12) for r, t in zip(each, goal.targets, strict=True)),
+                      "the targets together (total relative shortfall)")
     return {"targets": [t.model_dump() for t in goal.targets],
             "reason": "each target is reachable alone, but no design in the free box meets them together",
             "least_total_shortfall": found.score, "at": found.point,
-            "values_there": {t.quantity: float(values[t.quantity]) for t in goal.targets}, **found.evidence()}
+            "values_there": {t.quantity: float(values[t.quantity]) for t in goal.targets}, **found.evidence(), **shown}
 
 
 def _claim_obligation(meets_goal: bool, proof: dict[str, Any] | None, undecided: str) -> Obligation:

@@ -34,6 +34,15 @@ ENUMERATION_LIMIT = 50_000
 REFINEMENT_COST = 200
 SEPARATE_REFINEMENTS = 256
 """Up to this many combinations of listed values, each is refined on its own (beyond, the best grid point's)."""
+POWELL_XTOL = 1e-10
+"""Powell's tolerance on a point, in unit coordinates of each interval."""
+UNIT_STEP = 100 * POWELL_XTOL
+"""A move of a continuous free input, in unit coordinates, that the refinement cannot tell from none (a small
+multiple of its xtol): a miss smaller than what such a move changes is not resolved by the search."""
+RELATIVE_FLOOR = 1e-9
+"""The float floor of a computed quantity, relative to its size: a few dozen float operations (2^-53 each)
+through an engine chain whose condition number may reach 1e6 (a log, a power, a difference of near-equal
+terms) leave a result no surer than this."""
 
 Box = dict[str, FreeInput]
 
@@ -41,6 +50,11 @@ Box = dict[str, FreeInput]
 class ProofOutOfReach(OutsideCompetence):
     """The search cannot cover this box (a snapped value with no finite list, or too many pieces): the
     engine then claims no impossibility there; the verdict on such a claim is unknown, with this reason."""
+
+
+class WithinResolution(OutsideCompetence):
+    """The best design found misses by less than the computation can resolve: a float miss is no proof, so
+    the engine claims no impossibility and the verdict is unknown, with this reason."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +207,7 @@ def _minimise_box(box: Box, score: Callable[[dict[str, Any]], float]) -> tuple[t
 
     start = [_to_unit(box[n], best[1][n]) for n in continuous]
     refined = minimize(objective, start, method="Powell", bounds=[(0.0, 1.0)] * len(continuous),
-                       options={"xtol": 1e-10, "ftol": 1e-14})
+                       options={"xtol": POWELL_XTOL, "ftol": 1e-14})
     if np.isfinite(refined.fun) and refined.fun < best[0]:
         return (float(refined.fun), point_at(refined.x)), declined, reason
     return best, declined, reason
@@ -249,3 +263,25 @@ def find_design(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     if found is None:
         return None
     return None if unmet(goal, domain.evaluate({**goal.bound, **found.point})) else found.point
+
+
+def resolution(goal: Goal, domain: Domain, point: dict[str, Any], exhaustive: bool, targets: list[Target]) -> list[float]:
+    """How far each target's quantity at ``point`` is uncertain, in its own units: the larger of the float
+    floor (RELATIVE_FLOOR of the larger of the value and the target) and the search's own resolution, the most
+    the quantity changes when one continuous free input moves by UNIT_STEP either way (0 after an exhaustive
+    enumeration, which resolves nothing continuous).  A shortfall within it is what the search and float
+    evaluation cannot tell from a hit, so it proves nothing."""
+    wanted = [t.quantity for t in targets]
+    here = domain.evaluate({**goal.bound, **point}, wanted)
+    moved = []
+    continuous = [] if exhaustive else [n for n in sorted(goal.free) if goal.free[n].choices is None]
+    for name in continuous:
+        u = _to_unit(goal.free[name], float(point[name]))
+        for step in (-UNIT_STEP, UNIT_STEP):
+            try:
+                moved.append(domain.evaluate({**goal.bound, **point, name: _from_unit(goal.free[name], u + step)}, wanted))
+            except ENGINE_REFUSALS:  # a declined neighbour is no design, and tells nothing about the change
+                continue
+    return [max([RELATIVE_FLOOR * max(abs(float(here[t.quantity])), abs(t.value)),
+                 *(abs(float(m[t.quantity]) - float(here[t.quantity])) for m in moved)])
+            for t in targets]

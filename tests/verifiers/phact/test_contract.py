@@ -70,6 +70,9 @@ def test_an_unreachable_target_gets_an_engine_impossibility_certificate():
     assert proved.verdict is Verdict.IMPOSSIBLE
     assert proved.impossibility["best_achievable"] < 40.0
     assert proved.impossibility["reason"] == "no design in the free box reaches it"
+    # a proof shows a miss beyond the numerical resolution of the search behind it, and says both
+    for proof in (certificate.impossibility, proved.impossibility):
+        assert proof["miss"] > proof["resolution"] > 0
 
 
 def test_a_fixed_system_with_a_wrong_claim_is_impossible_and_a_right_claim_certified():
