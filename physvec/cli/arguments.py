@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 from pathlib import Path
 from typing import Literal
 
 AUTO = "auto"
+RUNS_DIR_ENV = "PHYSVEC_RUNS_DIR"
+"""where run folders go when no --runs-dir is given (default: ./runs)"""
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
@@ -32,6 +35,17 @@ def output_folder(text: str) -> Path:
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
     return path
+
+
+def add_runs_dir(parser: argparse.ArgumentParser, subcommands: tuple[argparse.ArgumentParser, ...] = (),
+                 help: str = "where run folders go") -> None:
+    """``--runs-dir`` on ``parser`` and on each of its ``subcommands``, so that it may stand before or after the
+    subcommand's name; unset, it is $PHYSVEC_RUNS_DIR, else ./runs."""
+    default = Path(os.environ.get(RUNS_DIR_ENV) or "runs")
+    parser.add_argument("--runs-dir", type=output_folder, default=default, help=f"{help} (default: ${RUNS_DIR_ENV}, "
+                                                                                 "else ./runs)")
+    for subcommand in subcommands:  # SUPPRESS: given only before the subcommand, the parent's value stands
+        subcommand.add_argument("--runs-dir", type=output_folder, default=argparse.SUPPRESS, help=help)
 
 
 def seconds_or_none(text: str) -> float | None:

@@ -22,7 +22,7 @@ from rich.console import Console
 from physvec.agents.methods import METHODS
 from physvec.cli import kb as kb_cli
 from physvec.cli import local_model as local_model_cli
-from physvec.cli.arguments import AUTO, output_folder, positive_seconds, seconds_none_or_auto
+from physvec.cli.arguments import AUTO, add_runs_dir, output_folder, positive_seconds, seconds_none_or_auto
 from physvec.taskfiles.input_files import file_problem
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def _reproduce_parser() -> argparse.ArgumentParser:
                              "budget_exhausted (default: no limit)")
     parser.add_argument("--retries", type=int, default=5, metavar="N",
                         help="attempts per model request before the run stops model_unavailable (default 5)")
-    parser.add_argument("--runs-dir", type=output_folder, default=Path("runs"), help="where run directories go")
+    add_runs_dir(parser)
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a killed run")
     parser.add_argument("--replay", metavar="RUN_DIR", type=Path, help="re-verify a finished run without a model")
     parser.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
@@ -216,11 +216,11 @@ def _physvec_parser() -> argparse.ArgumentParser:
     validate.add_argument("--kind", help="the files' kind, when it cannot be told from their keys "
                                          "(e.g. reference for reference data under another name)")
     runs = commands.add_parser("runs", help="list or show runs")
-    runs.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
     runs_commands = runs.add_subparsers(dest="runs_command", required=True)
-    runs_commands.add_parser("list", help="one line per run")
+    listing = runs_commands.add_parser("list", help="one line per run")
     show = runs_commands.add_parser("show", help="timeline and certificates of one run")
     show.add_argument("run")
+    add_runs_dir(runs, (listing, show), help="the folder holding the runs")
     view = commands.add_parser("view", help="browse runs and campaigns in a local, read-only web app")
     view.add_argument("folders", nargs="*", type=Path, default=[Path("runs")], metavar="RUNS_DIR",
                       help="folders holding run and campaign folders (default: runs)")

@@ -21,6 +21,20 @@ def test_runs_list_and_show_summarise_a_run(tiny_task, runs_dir, tmp_path, capsy
         assert words in shown
 
 
+def test_runs_dir_may_stand_before_or_after_the_subcommand_or_come_from_the_environment(
+        tiny_task, runs_dir, tmp_path, capsys, monkeypatch):
+    reproduce_main([str(tiny_task), "--model", f"scripted:{write_replies(tmp_path / 'r.json', GOOD_SCRIPT)}",
+                    "--runs-dir", str(runs_dir)])
+    (run,) = list_runs(runs_dir)
+    capsys.readouterr()
+    for arguments in (["runs", "--runs-dir", str(runs_dir), "list"], ["runs", "list", "--runs-dir", str(runs_dir)]):
+        assert physvec_main(arguments) == 0 and run.run_id in capsys.readouterr().out
+    monkeypatch.setenv("PHYSVEC_RUNS_DIR", str(runs_dir))
+    assert physvec_main(["runs", "show", run.run_id]) == 0 and "programming_verify" in capsys.readouterr().out
+    assert physvec_main(["runs", "list", "--runs-dir", str(tmp_path / "elsewhere")]) == 0
+    assert run.run_id not in capsys.readouterr().out, "the flag after the subcommand wins over the environment"
+
+
 def test_runs_show_of_an_unknown_run_exits_2(runs_dir, capsys):
     assert physvec_main(["runs", "--runs-dir", str(runs_dir), "show", "nope"]) == 2
     assert "no run" in capsys.readouterr().err
