@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,8 +42,8 @@ NO_MODEL_MESSAGE = (
 _errors = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _reproduce_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reproduce", description="Reproduce a paper figure and verify it.")
+def _reproduce_parser(prog: str = "reproduce") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Reproduce a paper figure and verify it.")
     parser.add_argument("task", nargs="?", type=Path, help="task.json to run")
     parser.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
@@ -87,8 +88,8 @@ def _note_missing_backend(backend: str) -> None:
                       "run)", markup=False)
 
 
-def reproduce_main(argv: list[str] | None = None) -> int:
-    arguments = _reproduce_parser().parse_args(argv)
+def reproduce_main(argv: list[str] | None = None, prog: str = "reproduce") -> int:
+    arguments = _reproduce_parser(prog).parse_args(argv)
     if arguments.task is not None and (unreadable := file_problem(arguments.task)) is not None:
         return _bad_input(f"{arguments.task}: {unreadable}")  # before the pipeline's imports (seconds)
     from physvec.verifiers.library.composer import library_problem
@@ -210,6 +211,8 @@ def _report_outcome(outcome: RunOutcome) -> int:
 def _physvec_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="physvec", description="physvec tools")
     commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("reproduce", help="the main job, as the reproduce command (physvec reproduce --help)",
+                        add_help=False)  # dispatched before parsing: physvec_main
     validate = commands.add_parser("validate", help="check input files of every kind: tasks, rubrics, assertions, "
                                                     "libraries, reference data, DualityCert claims, PHACT files")
     validate.add_argument("files", nargs="+", type=Path)
@@ -416,6 +419,9 @@ def _library_build(arguments: argparse.Namespace) -> int:
 
 
 def physvec_main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["reproduce"]:  # its own parser, so that `physvec reproduce` and `reproduce` take the same flags
+        return reproduce_main(argv[1:], prog="physvec reproduce")
     arguments = _physvec_parser().parse_args(argv)
     if arguments.command == "validate":
         return _validate(arguments.files, arguments.kind)

@@ -74,3 +74,12 @@ def test_new_task_scaffolds_valid_files_that_say_what_to_fill_in(tmp_path, capsy
     assert all("TODO" in path.read_text() for path in files + [folder / "paper.md"])
     assert physvec_main(["new-task", "my-figure", "--dir", str(tmp_path)]) == 2
     assert "not empty" in capsys.readouterr().err
+
+
+def test_physvec_reproduce_is_the_reproduce_command(tiny_task, runs_dir, tmp_path, capsys):
+    replies = write_replies(tmp_path / "r.json", GOOD_SCRIPT)
+    assert physvec_main(["reproduce", str(tiny_task), "--model", f"scripted:{replies}", "--runs-dir", str(runs_dir)]) == 0
+    (run,) = list_runs(runs_dir)
+    assert run.metadata()["model"] == f"scripted:{replies}"
+    assert physvec_main(["reproduce", str(tmp_path / "absent.json")]) == 2
+    assert "absent.json: no such file" in capsys.readouterr().err
