@@ -411,7 +411,8 @@ def dualitycert_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
 # -- phact -------------------------------------------------------------------------------------------------
 
 PHACT_CLASSES = (*ADVERSARIES, "e12_snapped_goals", "claims_impossible_on_a_meeting_design", "out_of_competence_boxes",
-                 "non_finite_inputs")
+                 "non_finite_inputs", "numerical_edge_joint_windows", "numerical_edge_equalities", "out_of_domain_inputs")
+"""The last three: numerical edges and inputs outside physics, physvec.agents.redteam_phact_edges."""
 E12 = filters.E_SERIES["E12"]
 REACH_PAST: dict[str, tuple[tuple[str, float, float, float], ...]] = {
     "colloid": (("temperature_K", 250.0, 320.0, 250.0), ("temperature_K", 290.0, 420.0, 420.0),
@@ -746,6 +747,10 @@ def phact_trial(kind: str, rng: random.Random, scratch: Path, trial_id: str = ""
         return _out_of_competence_trial(rng, goal_id)
     if kind == "non_finite_inputs":
         return _non_finite_trial(rng, goal_id, scratch)
+    from physvec.agents.redteam_phact_edges import PHACT_EDGE_CLASSES, phact_edge_trial  # it builds on this module
+
+    if kind in PHACT_EDGE_CLASSES:
+        return phact_edge_trial(kind, rng, goal_id)
     raise GeneratorError(f"unknown phact class {kind!r}")
 
 
