@@ -24,6 +24,9 @@ from physvec.agents.methods import METHODS
 from physvec.cli import kb as kb_cli
 from physvec.cli import local_model as local_model_cli
 from physvec.cli.arguments import AUTO, add_runs_dir, output_folder, positive_seconds, seconds_none_or_auto
+from physvec.cli.conventions import (
+    EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, CommandParser,
+)
 from physvec.taskfiles.input_files import file_problem
 
 if TYPE_CHECKING:
@@ -31,7 +34,6 @@ if TYPE_CHECKING:
     from physvec.agents.providers import ProviderSettings
     from physvec.agents.runner import RunOutcome
 
-EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 NO_MODEL_MESSAGE = (
     "no model configured: pass --model SPEC or set PHYSVEC_MODEL, where SPEC is openai:<model name> "
     "(with --base-url or OPENAI_BASE_URL for vLLM, Ollama, llama.cpp server, DeepSeek, Qwen), "
@@ -43,7 +45,10 @@ _errors = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _reproduce_parser(prog: str = "reproduce") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description="Reproduce a paper figure and verify it.")
+    parser = CommandParser(prog=prog, description="Reproduce a paper figure and verify it.", examples=(
+        f"{prog} tests/fixtures/library_tfim_task/task.json --model library",
+        f"{prog} examples/heisenberg_chain/task.json --model openai:qwen2.5-coder-1.5b --base-url http://127.0.0.1:8080/v1",
+        f"{prog} --resume RUN_ID --runs-dir runs"))
     parser.add_argument("task", nargs="?", type=Path, help="task.json to run")
     parser.add_argument("--model", help="model spec (default: $PHYSVEC_MODEL)")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
@@ -209,7 +214,9 @@ def _report_outcome(outcome: RunOutcome) -> int:
 
 
 def _physvec_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="physvec", description="physvec tools")
+    parser = CommandParser(prog="physvec", description="physvec tools", examples=(
+        "physvec validate examples/heisenberg_chain/task.json", "physvec runs list --runs-dir runs",
+        "physvec view runs --port 8765"))
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("reproduce", help="the main job, as the reproduce command (physvec reproduce --help)",
                         add_help=False)  # dispatched before parsing: physvec_main
@@ -394,7 +401,6 @@ def _library_build(arguments: argparse.Namespace) -> int:
     from rich.table import Table
 
     from physvec.agents.library_builder import build
-    from physvec.agents.provider_profile import ProviderProfile
     from physvec.agents.providers import LIBRARY_SPEC, ModelSpecError, ProviderSettings, make_chat_model
 
     spec = arguments.model or os.environ.get("PHYSVEC_MODEL")

@@ -25,10 +25,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from physvec.cli.arguments import folder_name, output_folder
+from physvec.cli.arguments import add_runs_dir, folder_name, output_folder
+from physvec.cli.conventions import EXIT_BAD_INPUT, CommandParser
 from physvec.cli.campaign_options import add_executor_options
 
-EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 FAMILIES = ("diffraction", "microscopy", "raman", "stability", "band_gap", "magnetisation")
 """physvec.verifiers.matpcr.schema.CONSTRAINTS restated (a test keeps them equal), so the parser loads no oracle."""
 CGSV_FAMILIES = ("diffraction", "raman")
@@ -55,14 +55,15 @@ def _campaign_flags(command: argparse.ArgumentParser, families: tuple[str, ...],
     command.add_argument("--seeds", type=int, default=3, help="seeds per type (default 3)")
     command.add_argument("--items", default="*", help="glob over item ids, e.g. 'diffraction:Si' (default: all)")
     command.add_argument("--token-budget", type=int, default=2_000_000)
-    command.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
+    add_runs_dir(command)
     command.add_argument("--run-id", type=folder_name, help=f"folder name under --runs-dir (default: {default_id})")
     command.add_argument("--resume", action="store_true", help="continue an existing run")
     add_executor_options(command)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="matpcr", description="physics oracles judge materials claims")
+    parser = CommandParser(prog="matpcr", description="physics oracles judge materials claims",
+                           examples=('matpcr check claims.json --json', 'matpcr validate-oracles --n 20 --seed 0'))
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="judge a claims file (an item and claims or reasoning about it)")
     check.add_argument("claims", type=Path)

@@ -18,17 +18,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from physvec.cli.arguments import folder_name, output_folder
+from physvec.cli.arguments import add_runs_dir, folder_name
+from physvec.cli.conventions import EXIT_BAD_INPUT, CommandParser
 from physvec.cli.campaign_options import add_executor_options
 
-EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, EXIT_BAD_INPUT = 0, 1, 2
 CONTRACTS = ("structural", "bare")
 """The values of physvec.verifiers.phact.tools.Contract (a test keeps them equal), named here so that the
 parser needs no engine."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="phact", description="deterministic physics engines judge proposed designs")
+    parser = CommandParser(prog="phact", description="deterministic physics engines judge proposed designs",
+                           examples=('phact goals --domain rc_filter', 'phact certify GOAL.json DESIGN.json --json'))
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("certify", help="the engine's verdict on DESIGN for GOAL")
     check.add_argument("goal", type=Path)
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--rounds", type=int, default=8, help="judged tool-call rounds per episode")
     run.add_argument("--reprompts", type=int, default=2, help="prose replies in a row the supervisor re-prompts")
     run.add_argument("--token-budget", type=int, default=2_000_000)
-    run.add_argument("--runs-dir", type=output_folder, default=Path("runs"))
+    add_runs_dir(run)
     run.add_argument("--run-id", type=folder_name, help="folder name under --runs-dir (default: phact-CONTRACT-FEEDBACK)")
     run.add_argument("--resume", action="store_true", help="continue an existing run")
     add_executor_options(run)

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from physvec.cli.campaign_options import campaign_executor, executor_problem
 from physvec.cli.display import print_certificate
-from physvec.cli.phact import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
+from physvec.cli.conventions import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
 from physvec.verifiers.certificate import Verdict
 from physvec.verifiers.phact.contract import certify
 from physvec.verifiers.phact.corpus import corpus

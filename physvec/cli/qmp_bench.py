@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from physvec.cli.arguments import output_folder
+from physvec.cli.conventions import CommandParser
 from physvec.cli.campaign_options import (
     add_executor_options, campaign_executor, executor_problem, model_problem,
 )
@@ -25,7 +26,8 @@ the parser loads no harness."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="qmp-bench", description=__doc__.splitlines()[0].split(": ", 1)[1])
+    parser = CommandParser(prog="qmp-bench", description=__doc__.splitlines()[0].split(": ", 1)[1],
+                           examples=('qmp-bench upstream status', "qmp-bench run --method physvec --model library --tasks 'qcmb/*'"))
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the trials a campaign lacks, then write its results")
     run.add_argument("--method", required=True, choices=METHODS)

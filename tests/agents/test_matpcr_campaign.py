@@ -8,7 +8,8 @@ import json
 import pytest
 
 from physvec.agents.matpcr_campaign import messages
-from physvec.cli.matpcr import EXIT_BAD_INPUT, EXIT_NOT_CERTIFIED, main
+from physvec.cli.conventions import EXIT_BAD_INPUT, EXIT_NOT_CERTIFIED
+from physvec.cli.matpcr import main
 from physvec.runstore.transcript import EventType, read_events
 from physvec.verifiers.matpcr.diffraction import structure_peaks
 from physvec.verifiers.matpcr.references import offline_snapshot

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from physvec.cli.matpcr import CGSV_FAMILIES, EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, FAMILIES, main
+from physvec.cli.conventions import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
+from physvec.cli.matpcr import CGSV_FAMILIES, FAMILIES, main
 from physvec.verifiers.matpcr.schema import CONSTRAINTS
 
 

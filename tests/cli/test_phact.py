@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from physvec.cli.phact import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.cli.conventions import EXIT_BAD_INPUT, EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
+from physvec.cli.phact import main
 from physvec.verifiers.phact.corpus import GOAL_FOLDER
 
 HUM = GOAL_FOLDER / "rc_filter" / "mains-hum-low-pass.json"

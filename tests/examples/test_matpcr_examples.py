@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from physvec.cli.matpcr import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.cli.conventions import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
+from physvec.cli.matpcr import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "matpcr"
 

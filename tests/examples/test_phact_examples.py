@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from physvec.cli.phact import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED, main
+from physvec.cli.conventions import EXIT_CERTIFIED, EXIT_NOT_CERTIFIED
+from physvec.cli.phact import main
 from physvec.verifiers.phact.corpus import GOAL_FOLDER
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "phact"
