@@ -100,6 +100,9 @@ TABLE_FILE = "redteam.md"
 COLUMNS = ("false_certificate", "false_impossible", "crash", "unknown", "false_alarm")
 HEADINGS = ("false certificates", "false impossibilities", "crashes", "unknowns", "false alarms")
 TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "dualitycert": (("false_certificate", "false_failure", "false_refusal", "crash", "unknown", "false_alarm"),
+                    ("false certificates", "false failures", "false refusals", "crashes", "unknowns",
+                     "false alarms")),
     "matpcr": (("false_certificate", "false_refusal", "crash", "hang", "unknown"),
                ("false certificates", "false refusals", "crashes", "hangs", "unknowns"))}
 """(columns, headings) of a checker whose table differs from COLUMNS and HEADINGS"""
@@ -128,7 +131,9 @@ class TrialRecord(BaseModel):
     unknown: bool = False
     false_alarm: bool = False
     false_refusal: bool = False
-    """a right claim failed or refused (matpcr)"""
+    """a right claim failed or refused (matpcr); a right claim refused as unreadable (dualitycert)"""
+    false_failure: bool = False
+    """a right claim FAILED (dualitycert): the checker says it saw evidence against a true claim"""
     hang: bool = False
     """no answer within the checker's time bound (matpcr)"""
     detail: str = ""
@@ -142,7 +147,8 @@ class TrialRecord(BaseModel):
 
     @property
     def false_verdict(self) -> bool:
-        return self.false_certificate or self.false_impossible
+        """A verdict the truth contradicts: a false certificate, impossibility proof or failure."""
+        return self.false_certificate or self.false_impossible or self.false_failure
 
 
 @dataclass
@@ -158,6 +164,7 @@ class Judged:
     unknown: bool = False
     false_alarm: bool = False
     false_refusal: bool = False
+    false_failure: bool = False
     hang: bool = False
     detail: str = ""
     input: dict[str, Any] = field(default_factory=dict)
@@ -182,7 +189,9 @@ def _pick(rng: random.Random, options: tuple | list) -> Any:
 # -- dualitycert -------------------------------------------------------------------------------------------
 
 DUALITY_CLASSES = ("copy_of_a", "padded_copy", "ring_switched_off", "trace_coupling_dropped", "baryonic_r_shift",
-                   *PERTURBATIONS)
+                   *PERTURBATIONS, "field_redefinitions", "field_redefinitions_wrong", "huge_rationals",
+                   "huge_rationals_wrong")
+"""The last four: field bases and huge rationals, physvec.agents.redteam_duality_bases."""
 PADDINGS = ("massive_pair", "inert_singlet", "decoupled_su2", "singlet_masses")
 
 
@@ -383,6 +392,10 @@ def _duality_candidate(kind: str, rng: random.Random) -> tuple[str, Theory, Theo
 def dualitycert_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
     """One claim of ``kind``: read as a claim file would be, certified at final strictness, labelled by the
     ground truth (never by the verdict)."""
+    from physvec.agents.redteam_duality_bases import BASIS_CLASSES, basis_trial  # it builds on this module
+
+    if kind in BASIS_CLASSES:
+        return basis_trial(kind, rng)
     cell, a, b, variant = _duality_candidate(kind, rng)
     variant = f"{cell}: {variant}"
     data = json.loads(json.dumps({"theory_a": a.model_dump(mode="json"), "theory_b": b.model_dump(mode="json")}))
@@ -404,6 +417,7 @@ def dualitycert_trial(kind: str, rng: random.Random, scratch: Path) -> Judged:
     return Judged(variant, verdict.value, truth.value,
                   false_certificate=verdict is Verdict.CERTIFIED and truth is Label.WRONG,
                   unknown=truth is Label.UNLABELLED or verdict is Verdict.UNKNOWN,
+                  false_failure=truth is Label.RIGHT and verdict is Verdict.FAILED,
                   false_alarm=truth is Label.RIGHT and verdict is not Verdict.CERTIFIED,
                   detail=f"{why}; failed rows: {', '.join(refused_by) or 'none'}"[:DETAIL_CHARS], input=given)
 
@@ -1258,7 +1272,8 @@ def run_trial(checker: str, seed: int, trial: int, scratch_root: Path) -> TrialR
     return TrialRecord(checker=checker, seed=seed, trial=trial, kind=kind, variant=judged.variant[:300],
                        verdict=judged.verdict, truth=judged.truth, false_certificate=judged.false_certificate,
                        false_impossible=judged.false_impossible, crash=judged.crash, unknown=judged.unknown,
-                       false_alarm=judged.false_alarm, false_refusal=judged.false_refusal, hang=judged.hang,
+                       false_alarm=judged.false_alarm, false_refusal=judged.false_refusal,
+                       false_failure=judged.false_failure, hang=judged.hang,
                        detail=judged.detail[:DETAIL_CHARS * 3], input=judged.input, seconds=round(time.monotonic() - started, 3))
 
 
@@ -1335,7 +1350,7 @@ def markdown_table(checker: str, records: list[TrialRecord]) -> str:
 
 
 def clean(records: list[TrialRecord]) -> bool:
-    """No false certificate, no false impossibility, no crash, no hang."""
+    """No false certificate, impossibility or failure, no crash, no hang."""
     return not any(r.false_verdict or r.crash or r.hang for r in records)
 
 
