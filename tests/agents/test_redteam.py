@@ -206,8 +206,9 @@ def test_a_viewer_that_answers_any_host_or_serves_html_is_judged_a_breach(tmp_pa
 
 
 def test_a_design_of_names_only_is_poisoned_in_a_name_instead_of_crashing_the_generator(tmp_path):
-    # phact --trials 300 --seed 11, trial 209: a DNA goal frees only its sequence, so its design held no number
+    # phact --trials 300 --seed 11, trial 209 before the issue-36 classes (the same stream): a DNA goal frees only
+    # its sequence, so its design held no number
     poisoned, spot = redteam._poisoned({"goal": "g", "values": {"sequence": "CCGGTACCGG"}}, random.Random(0))
     assert spot.startswith("values.sequence = ") and "CCGGTACCGG" not in poisoned
-    record = run_trial("phact", 11, 209, tmp_path)
-    assert record.kind == "non_finite_inputs" and not record.crash and record.verdict == "refused"
+    judged = redteam.phact_trial("non_finite_inputs", trial_rng("phact", 11, 209), tmp_path, "11-209")
+    assert not judged.crash and judged.verdict == "refused" and judged.variant.startswith("design: values.sequence")
