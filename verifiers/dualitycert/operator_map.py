@@ -33,12 +33,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
-
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
 from physvec.verifiers.dualitycert.couplings import rescalable, rescaling_invariants
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
-from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, matchings, theory_graph
+from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, Graph, matchings, theory_graph
 from physvec.verifiers.dualitycert.theory import Theory
 
 MAX_MATCHINGS = 300
@@ -65,7 +63,7 @@ def _without_couplings(theory: Theory) -> Theory:
     return theory.model_copy(update={"superpotential": ()})
 
 
-def _graphs(first: Theory, second: Theory) -> list[tuple[nx.DiGraph, nx.DiGraph]]:
+def _graphs(first: Theory, second: Theory) -> list[tuple[Graph, Graph]]:
     """(first in each orientation, second): conjugation reverses every arrow and every trace."""
     target = theory_graph(second)
     return [(theory_graph(first, conjugate), target) for conjugate in (False, True)]
