@@ -106,6 +106,7 @@ def reproduce_main(argv: list[str] | None = None, prog: str = "reproduce") -> in
     from physvec.cli.run_display import LiveDisplay
     from physvec.runstore.lock import RunBusy
     from physvec.runstore.store import RunNotFound, RunTampered, open_run
+    from physvec.cli.validate import library_problems
     from physvec.taskfiles.loading import InputFileError, load_task
     from physvec.taskfiles.substitution import (
         RUNNABLE_BACKENDS, SubstitutionError, apply_substitutions, parse_substitutions,
@@ -139,7 +140,10 @@ def reproduce_main(argv: list[str] | None = None, prog: str = "reproduce") -> in
                 spec = arguments.model or os.environ.get("PHYSVEC_MODEL")
                 substitutions = parse_substitutions(arguments.substitute)
                 # bad input is reported before any run exists
-                task = apply_substitutions(load_task(arguments.task), substitutions).task
+                loaded = apply_substitutions(load_task(arguments.task), substitutions)
+                if mistakes := library_problems(loaded):  # a task mistake never reaches a model or a sandbox
+                    raise InputFileError(mistakes)
+                task = loaded.task
                 if task.backend not in RUNNABLE_BACKENDS:
                     return _bad_input(f"the task demands {task.backend}, which has no script contract here; run it "
                                       f"on another backend with --substitute {task.backend}=pyscf (recorded in the run)")

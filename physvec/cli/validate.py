@@ -14,7 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from physvec.taskfiles.loading import LOADERS, InputFileError, Problem, detect_kind, load_task, read_json_object
+from physvec.taskfiles.loading import (
+    LOADERS, InputFileError, LoadedTask, Problem, detect_kind, load_task, read_json_object,
+)
 
 CHECKER_KINDS = ("dualitycert-claim", "dualitycert-theory", "phact-goal", "phact-design", "phact-check",
                  "matpcr-claims", "replies")
@@ -173,12 +175,22 @@ def validate_input_file(path: Path, kind: str | None = None) -> list[Problem]:
         return _checked(path, CHECKERS[kind])
     problems = _checked(path, _as_checker(LOADERS[kind]))
     if kind == "task" and not problems:
-        problems = _domain_input_problems(path)
+        loaded = load_task(path)
+        problems = _domain_input_problems(loaded) + library_problems(loaded)
     return problems
 
 
-def _domain_input_problems(task_path: Path) -> list[Problem]:
+def _domain_input_problems(loaded: LoadedTask) -> list[Problem]:
     """Problems of the domain-check inputs a (valid) task names, each for its checker."""
-    loaded = load_task(task_path)
     return [problem for checker, file in loaded.domain_inputs.items() if checker in DOMAIN_INPUT_KINDS
             for problem in _checked(file, CHECKERS[DOMAIN_INPUT_KINDS[checker]])]
+
+
+def library_problems(loaded: LoadedTask) -> list[Problem]:
+    """Mistakes of a (valid) task that the library pipeline of its spec can see: a spec that does not match it,
+    and checks naming a run function, parameter or observable its composed script will not have."""
+    from physvec.verifiers.library.task_checks import task_mistakes  # the library loads only for a task
+
+    files = {"task": loaded.path, "assertions": loaded.assertions_path or loaded.path}
+    return [Problem(files[mistake.file], mistake.field, mistake.message)
+            for mistake in task_mistakes(loaded.task, loaded.assertions)]

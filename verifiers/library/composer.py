@@ -49,10 +49,9 @@ def _read_parameters(pipeline: BackgroundPipeline) -> list[str]:
     return read
 
 
-def _check(spec: ProposerSpec, backend: str, pipeline: BackgroundPipeline | None) -> BackgroundPipeline:
-    if pipeline is None:
-        raise SpecNotCovered(f"the library has no {backend} pipeline for {spec.model}/{spec.lattice}/{spec.method}; "
-                             f"it covers {coverage(backend)}")
+def pipeline_problems(spec: ProposerSpec, pipeline: BackgroundPipeline) -> list[str]:
+    """What keeps ``spec`` from matching ``pipeline``: parameters it lacks or that nothing reads, observables
+    the pipeline does not return."""
     read = _read_parameters(pipeline)
     problems = []
     if missing := [name for name in read if name not in spec.parameters]:
@@ -63,7 +62,14 @@ def _check(spec: ProposerSpec, backend: str, pipeline: BackgroundPipeline | None
     if unknown := [name for name in spec.observables if name not in results]:
         problems.append(f"spec.observables {', '.join(unknown)} are not results of {pipeline.name} "
                         f"(it returns {', '.join(sorted(results))})")
-    if problems:
+    return problems
+
+
+def _check(spec: ProposerSpec, backend: str, pipeline: BackgroundPipeline | None) -> BackgroundPipeline:
+    if pipeline is None:
+        raise SpecNotCovered(f"the library has no {backend} pipeline for {spec.model}/{spec.lattice}/{spec.method}; "
+                             f"it covers {coverage(backend)}")
+    if problems := pipeline_problems(spec, pipeline):
         raise SpecNotCovered("; ".join(problems))
     return pipeline
 
@@ -105,7 +111,8 @@ def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]
     return import_lines([inspect.getsource(module) for module in modules], used, lines)
 
 
-def _run_name(spec: ProposerSpec, pipeline: BackgroundPipeline) -> str:
+def run_name(spec: ProposerSpec, pipeline: BackgroundPipeline) -> str:
+    """The run_ function a composed script defines: the spec's name for it, else run_<pipeline>."""
     return spec.run or f"run_{pipeline.name}"
 
 
@@ -163,8 +170,8 @@ def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
         "\n".join(imports) + "\n",
         params_literal(spec.parameters),
         *(inspect.getsource(function) for function in functions),
-        _run_function(pipeline, spec.observables, _run_name(spec, pipeline)),
-        main_function(_run_name(spec, pipeline)),
+        _run_function(pipeline, spec.observables, run_name(spec, pipeline)),
+        main_function(run_name(spec, pipeline)),
         MAIN_GUARD,
     ]
     return Proposal(pipeline=pipeline.name, script="\n\n".join(block.rstrip("\n") + "\n" for block in blocks))
