@@ -4,7 +4,7 @@
   no physics sees: a rational rotation (3/5, 4/5), (5/13, 12/13) or (8/17, 15/17) of two fields with the same
   gauge representation (the same source and target nodes) and the same R-charge, a shift X -> X + c Y of such
   a pair, or a rescaling X -> l X. The superpotential is rewritten by substitution and expanded as
-  cyclic words. A redefinition is invertible, so the claim stays as right as the seed's: FAILED is a false
+  cyclic words; one to three such changes are composed. A redefinition is invertible, so the claim stays as right as the seed's: FAILED is a false
   failure.
 - field_redefinitions_wrong: the same redefinition of A against a B that is not the dual (a seed dual
   perturbed in rank, R-charge or W): CERTIFIED is a false certificate.
@@ -121,7 +121,11 @@ def _candidate(kind: str, rng: random.Random) -> tuple[str, Theory, Theory, dict
     b, variant = (_wrong_dual(dual, rng) if kind.endswith("_wrong") else (dual, "the dual"))
     if kind.startswith("field_redefinitions"):
         side = "a" if kind.endswith("_wrong") or rng.random() < 0.5 else "b"
-        rewritten, how = redefined(a if side == "a" else b, rng)
+        rewritten, steps = a if side == "a" else b, []
+        for _ in range(rng.randint(1, 3)):  # one change of basis, or a composition of up to three
+            rewritten, how = redefined(rewritten, rng)
+            steps.append(how)
+        how = ", then ".join(steps)
         shown_a, shown_b = (rewritten, b) if side == "a" else (a, rewritten)
         return cell, a, b, {"theory_a": _dumped(shown_a), "theory_b": _dumped(shown_b)}, f"{variant}; {side}: {how}"
     digits = rng.randint(*HUGE_DIGITS)
