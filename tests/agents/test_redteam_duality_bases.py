@@ -57,3 +57,19 @@ def test_no_false_verdict_or_refusal_in_a_few_trials_of_each_class(tmp_path, kin
     records = [run_trial("dualitycert", 0, first + n * len(CLASSES["dualitycert"]), tmp_path) for n in range(4)]
     assert {r.kind for r in records} == {kind}
     assert not [(r.variant, r.detail) for r in records if r.crash or r.false_verdict or r.false_refusal]
+
+
+@pytest.mark.parametrize("side", ["a", "b"])
+def test_a_rotated_seed_pair_is_not_failed(side):
+    # issue 36: "a unitary rotation of two fields with equal charges" left the claim right but FAILED
+    from physvec.verifiers.certificate import Verdict
+    from physvec.verifiers.dualitycert.registry import FINAL, certify
+    from physvec.verifiers.dualitycert.theory import parse_claim
+    _, a, b = seed_pairs()[4]  # f0 phase II at node 0
+    theory = a if side == "a" else b
+    x, y = bases._equal_pairs(theory)[0]
+    cos, sin = bases.ROTATIONS[0]
+    rotated = bases.substituted(theory, {x: [(cos, x), (sin, y)], y: [(-sin, x), (cos, y)]})
+    shown = {"theory_a": bases._dumped(rotated if side == "a" else a),
+             "theory_b": bases._dumped(rotated if side == "b" else b)}
+    assert certify(parse_claim(shown), FINAL).verdict is not Verdict.FAILED
