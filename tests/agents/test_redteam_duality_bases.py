@@ -3,7 +3,6 @@ a huge spelling equals its value, and right claims so rewritten are neither fail
 
 from __future__ import annotations
 
-import random
 import sys
 from fractions import Fraction
 
