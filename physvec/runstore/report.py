@@ -28,7 +28,7 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, se
 from physvec.runstore.conversation import conversation
 from physvec.runstore.evidence import SEALED_NOTE, obligation_blocks
 from physvec.runstore.store import RunDirectory
-from physvec.runstore.summary import summarise
+from physvec.runstore.summary import RUBRIC_SCORE_MEANING, summarise
 from physvec.runstore.transcript import Event, EventType, read_events
 
 FIGURES = {"figure.png": "the reproduced figure, as the final script drew it",
@@ -151,7 +151,7 @@ def run_context(run: RunDirectory, figure_source: FigureSource) -> dict[str, Any
         "meta": meta, "status": run.status(), "summary": summarise(meta, certificates, events),
         "timeline": timeline, "costs": cost_per_node(timeline), "counts": counts,
         "conversation": conversation(events), "certificates": certificates, "blocks": obligation_blocks,
-        "sealed_note": SEALED_NOTE, "scripts": script_versions(run),
+        "sealed_note": SEALED_NOTE, "rubric_score_meaning": RUBRIC_SCORE_MEANING, "scripts": script_versions(run),
         "figures": [(figure_source(name, data), caption) for name, caption in FIGURES.items()
                     if (data := read_png(run.path / name)) is not None],
     }

@@ -64,6 +64,14 @@ def _findings(certificates: dict[str, Certificate], outcomes: tuple[Outcome, ...
             for position, o in enumerate(certificate.obligations) if o.outcome in outcomes]
 
 
+RUBRIC_SCORE_MEANING = (
+    "the rubric's weighted share of certified leaves, in [0, 1]: a leaf scores 1 when certified and 0 when failed "
+    "or unknown (a prose leaf with no model to vote on it counts 0), a section scores the weighted mean of its "
+    "leaves, and the rubric the weighted mean of its sections; not-applicable leaves are left out. It describes "
+    "the rubric only: the verdict is decided by the obligations, never by this score")
+"""What a run page's rubric score means (its hover text, and the README's)."""
+
+
 def _rubric_score(certificates: dict[str, Certificate]) -> float | None:
     scores = [c.summary["rubric_score"] for c in certificates.values() if "rubric_score" in c.summary]
     return scores[-1] if scores else None

@@ -55,6 +55,21 @@ def test_the_summary_reads_the_final_version_and_names_what_failed_and_what_stay
     assert summary.look_first[0].startswith("failed: reference:energy")
 
 
+def test_the_rubric_score_says_what_it_weighs_and_that_it_does_not_decide_the_verdict():
+    from markupsafe import escape
+
+    from physvec.runstore.report import _ENVIRONMENT
+    from physvec.runstore.summary import RUBRIC_SCORE_MEANING
+
+    summary = summarise({"verdict": "certified", "status": "finished"},
+                        {"scientific-v01": certificate(("rubric:field", Outcome.CERTIFIED, ""), rubric_score=0.45)}, [])
+    page = _ENVIRONMENT.get_template("summary.html.j2").render(
+        meta={"task_id": "t", "model": "library"}, status="finished", summary=summary,
+        rubric_score_meaning=RUBRIC_SCORE_MEANING)
+    assert f'<abbr title="{escape(RUBRIC_SCORE_MEANING)}">rubric score</abbr> <b>0.45</b>' in page
+    assert "unknown" in RUBRIC_SCORE_MEANING and "never by this score" in RUBRIC_SCORE_MEANING
+
+
 def test_a_run_that_stopped_early_says_why_first_and_that_no_certificate_was_issued():
     summary = summarise({"verdict": None, "status": "model_unavailable", "error": "provider down"}, {}, [])
     assert summary.look_first[0] == "the run stopped early: provider down"
