@@ -152,14 +152,16 @@ def _refine(first: _Indexed, second: _Indexed, colours: tuple[list[int], list[in
     stable; None as soon as the two colour histograms differ (no isomorphism respects the colours).
     Each round spends the graphs' size in work units."""
     current = colours
+    kinds = 1 + max((e for graph in (first, second) for e in graph.edge_colour.values()), default=0)
     for _ in range(max(len(first.out), 1)):
         budget.spend(first.size)
         palette: dict[tuple, int] = {}
         refined = []
         for graph, colour in zip((first, second), current, strict=True):
+            # (edge colour, neighbour colour) packed into one int: sorting ints is the round's main cost
             refined.append([palette.setdefault(
-                (colour[n], tuple(sorted([(e, colour[t]) for e, t in graph.out[n]])),
-                 tuple(sorted([(e, colour[s]) for e, s in graph.into[n]]))), len(palette))
+                (colour[n], tuple(sorted([e + kinds * colour[t] for e, t in graph.out[n]])),
+                 tuple(sorted([e + kinds * colour[s] for e, s in graph.into[n]]))), len(palette))
                 for n in range(len(colour))])
         if Counter(refined[0]) != Counter(refined[1]):
             return None
