@@ -189,7 +189,9 @@ def _domain_input_problems(loaded: LoadedTask) -> list[Problem]:
 def library_problems(loaded: LoadedTask) -> list[Problem]:
     """Mistakes of a (valid) task that the library pipeline of its spec can see: a spec that does not match it,
     and checks naming a run function, parameter or observable its composed script will not have."""
-    from physvec.verifiers.library.task_checks import task_mistakes  # the library loads only for a task
+    if loaded.task.spec is None:  # only a spec names a library pipeline; the library loads only then
+        return []
+    from physvec.verifiers.library.task_checks import task_mistakes
 
     files = {"task": loaded.path, "assertions": loaded.assertions_path or loaded.path}
     return [Problem(files[mistake.file], mistake.field, mistake.message)
