@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -152,7 +153,8 @@ def basis_trial(kind: str, rng: random.Random) -> Judged:
     except MalformedTheory as error:
         return Judged(variant, "refused", truth.value, false_refusal=truth is Label.RIGHT,
                       false_alarm=truth is Label.RIGHT, unknown=truth is Label.UNLABELLED,
-                      detail=str(error)[:DETAIL_CHARS], input=given)
+                      detail=re.sub(r"\d{40,}", lambda m: f"<{len(m.group())} digits>", str(error))[:DETAIL_CHARS],
+                      input=given)
     try:
         certificate = certify_claim(claim, FINAL)
     except Exception as error:
