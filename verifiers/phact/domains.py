@@ -128,7 +128,8 @@ DOMAINS = {
         Derived("chirp_mass_msun", ("m1_msun", "m2_msun"), gw.chirp_mass_msun),
         Derived("total_mass_msun", ("m1_msun", "m2_msun"), lambda a, b: a + b),
         Derived("isco_frequency_Hz", ("total_mass_msun",), gw.isco_gw_frequency_Hz),
-        Derived("strain", ("chirp_mass_msun", "gw_frequency_Hz", "distance_Mpc"), gw.strain_amplitude),
+        Derived("strain", ("chirp_mass_msun", "gw_frequency_Hz", "distance_Mpc", "isco_frequency_Hz"),
+                gw.inspiral_strain),
         Derived("merger_time_s", ("m1_msun", "m2_msun", "separation_m"), gw.merger_time_s),
     )),
     "rc_filter": Domain("rc_filter", labels=frozenset({"kind"}), inputs={

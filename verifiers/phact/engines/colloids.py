@@ -9,7 +9,9 @@
 - Double-layer repulsion at constant, low surface potential psi (Derjaguin approximation):
   V_R = 2 pi eps_r eps_0 a psi^2 ln(1 + exp(-kappa h)).
 The barrier is the maximum of V_A + V_R over gaps from 0.3 nm (closest approach) outwards, in k_B T.
-A material without dielectric data is outside the engine's competence.
+A material without dielectric data is outside the engine's competence, and so is a particle below 1 nm
+in radius: that is a molecule, not a colloid, and the Derjaguin approximation (gap << radius) fails at the
+0.3 nm closest approach.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ VACUUM_PERMITTIVITY_F_PER_M = 8.8541878128e-12
 PLANCK_J_S = 6.62607015e-34
 UV_ABSORPTION_HZ = 3.0e15
 CLOSEST_APPROACH_M = 0.3e-9
+SMALLEST_COLLOID_M = 1e-9
 
 MATERIALS = {
     # static dielectric constant, refractive index (visible), as tabulated in Israelachvili 3rd ed., ch. 13
@@ -80,6 +83,9 @@ def interaction_J(gap_m: np.ndarray, radius_m: float, hamaker_J: float, zeta_V: 
 
 def barrier_kT(radius_m: float, material: str, zeta_V: float, ionic_strength_M: float, temperature_K: float) -> float:
     """Height of the energy barrier against aggregation, in k_B T (0 when the interaction is attractive)."""
+    if not radius_m >= SMALLEST_COLLOID_M:
+        raise OutsideCompetence(f"radius {radius_m:.3g} m is below {SMALLEST_COLLOID_M:g} m: a molecule, not a colloid,"
+                                " and the Derjaguin approximation needs gaps far below the radius")
     if abs(zeta_V) > 0.075:
         raise OutsideCompetence("the linear double-layer repulsion holds for |zeta| below about 75 mV")
     hamaker = hamaker_in_water_J(material, temperature_K)

@@ -5,6 +5,9 @@ pair, initiation terms for a terminal G.C or A.T pair, and a symmetry term for a
 duplex.  Two-state melting: Tm = dH / (dS + R ln(C_T / x)), with x = 4 for two different strands at
 equal concentration and x = 1 for a self-complementary strand.  Sodium: Owczarzy et al., Biochemistry
 43, 3537 (2004), 1/Tm(Na) = 1/Tm(1 M) + (4.29 f_GC - 3.95) 1e-5 ln[Na] + 9.40e-6 ln^2[Na].
+
+Inputs no solution can hold are declined (outside the engine's competence), never evaluated: strands whose
+mass per litre exceeds the density of dry DNA, or more sodium than NaCl's solubility in water.
 """
 
 from __future__ import annotations
@@ -12,9 +15,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from physvec.verifiers.phact.engines import OutsideCompetence
+
 GAS_CONSTANT_CAL_PER_MOL_K = 1.987
 KELVIN_AT_0C = 273.15
 BODY_TEMPERATURE_K = 310.15
+NUCLEOTIDE_G_PER_MOL = 330.0
+"""Average mass of one nucleotide in a single strand."""
+DRY_DNA_G_PER_L = 1700.0
+"""Density of DNA itself (about 1.7 g/mL): no solution holds more strand mass per litre."""
+NACL_SOLUBILITY_M = 6.1
+"""NaCl in water at 25 C, about 6.1 mol/kg (CRC Handbook): no aqueous buffer holds more sodium."""
 COMPLEMENT = {"A": "T", "T": "A", "G": "C", "C": "G"}
 
 NEAREST_NEIGHBOUR = {
@@ -85,6 +96,10 @@ def melting_temperature_1M_K(sequence: str, strand_total_M: float) -> float:
     if strand_total_M <= 0:
         raise ValueError("strand concentration must be positive")
     bases = checked(sequence)
+    densest_M = DRY_DNA_G_PER_L / (NUCLEOTIDE_G_PER_MOL * len(bases))
+    if strand_total_M > densest_M:
+        raise OutsideCompetence(f"{strand_total_M:.4g} mol/L of a {len(bases)}-mer is denser than DNA itself"
+                                f" ({densest_M:.4g} mol/L)")
     energy = duplex(bases)
     factor = 1 if is_self_complementary(bases) else 4
     return 1000 * energy.dH_kcal_per_mol / (
@@ -95,6 +110,9 @@ def melting_temperature_K(sequence: str, strand_total_M: float, sodium_M: float)
     """Tm with the Owczarzy 2004 sodium correction."""
     if sodium_M <= 0:
         raise ValueError("sodium concentration must be positive")
+    if sodium_M > NACL_SOLUBILITY_M:
+        raise OutsideCompetence(f"{sodium_M:.4g} M sodium is above NaCl's solubility in water"
+                                f" (about {NACL_SOLUBILITY_M} mol/kg)")
     at_1M = melting_temperature_1M_K(sequence, strand_total_M)
     log_na = math.log(sodium_M)
     correction = (4.29 * gc_fraction(sequence) - 3.95) * 1e-5 * log_na + 9.40e-6 * log_na ** 2
