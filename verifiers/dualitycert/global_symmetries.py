@@ -83,6 +83,13 @@ class Anomalies:
                                  Fraction(0))
                   for i in range(k) for j in range(i, k) for m in range(j, k)}
 
+    @classmethod
+    def from_tensors(cls, g: Vec, l: Vec, q: list[Vec], c: dict[tuple[int, int, int], Fraction]) -> Anomalies:
+        """The tensors on some other basis of U(1)s (a restriction, or generators that mix fields)."""
+        new = object.__new__(cls)
+        new.k, new.g, new.l, new.q, new.c = len(g), g, l, q, c
+        return new
+
     def entry(self, i: int, j: int, m: int) -> Fraction:
         return self.c[tuple(sorted((i, j, m)))]
 
@@ -132,15 +139,12 @@ class Anomalies:
 
     def restricted(self, vectors: list[Vec]) -> Anomalies:
         """The tensors on the span of ``vectors`` (coordinates in this basis)."""
-        new = object.__new__(Anomalies)
         n = len(vectors)
-        new.k = n
-        new.g = [dot(self.g, x) for x in vectors]
-        new.l = [dot(self.l, x) for x in vectors]
-        new.q = [[dot(x, apply(self.q, y)) for y in vectors] for x in vectors]
-        new.c = {(i, j, m): self.cubic(vectors[i], vectors[j], vectors[m])
-                 for i in range(n) for j in range(i, n) for m in range(j, n)}
-        return new
+        return Anomalies.from_tensors(
+            g=[dot(self.g, x) for x in vectors], l=[dot(self.l, x) for x in vectors],
+            q=[[dot(x, apply(self.q, y)) for y in vectors] for x in vectors],
+            c={(i, j, m): self.cubic(vectors[i], vectors[j], vectors[m])
+               for i in range(n) for j in range(i, n) for m in range(j, n)})
 
 
 def inertia(matrix: list[Vec]) -> tuple[int, int]:

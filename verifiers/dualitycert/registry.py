@@ -9,12 +9,12 @@ Every entry point (verify, the pipeline's domain-check node, the repair loop, th
 through ``certify``, so the copy guard and the completeness rule below hold everywhere.
 
 Completeness.  A claim is only as strong as its most discriminating check, and a check that could not
-run proves nothing.  The row ``required_checks`` fails when a check the claim kind requires (REQUIRED:
+run proves nothing.  The row ``required_checks`` is unknown when a check the claim kind requires (REQUIRED:
 the copy guard, the flavour-U(1) anomalies, the chiral ring and the operator map) did not decide (not applicable, unknown,
 error, not run), or when any other check ended unknown or in error (a work bound, an input it cannot
-read); its message and evidence name each one.  The core
-certificate rule cannot say "unknown" once another row certified, so the claim is refused here instead:
-the row's message says that the refusal is for want of evidence, not evidence of a wrong dual.  A check
+read); its message and evidence name each one.  The row is required, so the claim's verdict is unknown
+(the core certificate rule): a want of evidence is not evidence of a wrong dual, and only a check that
+found one (a failed row) fails the claim.  A check
 that raises is recorded as an error row with its traceback, never a crash.
 """
 
@@ -124,8 +124,9 @@ def planned_checks(claim: Claim, settings: Settings = INTERACTION) -> list[Check
 
 
 def completeness(found: list[Obligation]) -> Obligation:
-    """``required_checks``: failed when a required check did not decide (certified or failed), or when any
-    other check ended unknown or in error.  A required check that failed already fails the claim."""
+    """``required_checks``: unknown (and required, so the verdict is unknown) when a required check did not
+    decide (certified or failed), or when any other check ended unknown or in error.  A required check that
+    failed already fails the claim."""
     outcome = {o.name: o for o in found}
     missing = [f"{name} ({outcome[name].outcome.value}: {outcome[name].message})" if name in outcome
                else f"{name} (not run)" for name in REQUIRED
@@ -134,7 +135,7 @@ def completeness(found: list[Obligation]) -> Obligation:
                 if o.outcome in (Outcome.UNKNOWN, Outcome.ERROR) and o.name not in REQUIRED
                 and o.category != "audit"]
     if missing:
-        return Obligation(name="required_checks", category="completeness", outcome=Outcome.FAILED,
+        return Obligation(name="required_checks", category="completeness", outcome=Outcome.UNKNOWN, required=True,
                           evidence={"could_not_run": missing},
                           message="not certified: these checks could not decide, so the claim lacks evidence "
                                   "(this is not evidence that B is wrong): " + "; ".join(missing))

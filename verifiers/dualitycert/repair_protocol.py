@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from physvec.verifiers.certificate import Certificate
+from physvec.verifiers.certificate import Certificate, Verdict
 from physvec.verifiers.dualitycert.theory import MalformedTheory, Theory, parse_theory
 
 REASON_CHARS = 500
@@ -76,8 +76,10 @@ class FeedbackForm(StrEnum):
 def feedback(certificate: Certificate, form: FeedbackForm) -> dict[str, Any]:
     """What the model is told about its current B."""
     failed = certificate.failed()
+    if certificate.verdict is Verdict.CERTIFIED:
+        return {"verification": "passed"}
     if form is FeedbackForm.GENERIC or not failed:
-        return {"verification": "passed" if not failed else "failed"}
+        return {"verification": "failed" if failed else "undecided"}
     if form is FeedbackForm.OBLIGATIONS:
         return {"verification": "failed",
                 "failed_obligations": [{"name": o.name, "category": o.category} for o in failed]}

@@ -15,6 +15,7 @@ that cannot be read is an error outcome, never a certificate.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -36,21 +37,55 @@ class MalformedTheory(ValueError):
         super().__init__("; ".join(problems))
 
 
+MAX_DIGITS = 100_000
+"""The longest numerator or denominator read (work bound): beyond Python's 4300-digit default for str <-> int
+conversion, exact rationals are still read and written, digit chunk by chunk, up to this length."""
+_CHUNK = 4000
+_LONG_FRACTION = re.compile(r"\s*([+-]?)(\d+)(?:/(\d+))?\s*")
+
+
+def _long_int(digits: str) -> int:
+    if len(digits) > MAX_DIGITS:
+        raise ValueError(f"a number of {len(digits)} digits is beyond the {MAX_DIGITS}-digit work bound")
+    value = 0
+    for start in range(0, len(digits), _CHUNK):
+        chunk = digits[start:start + _CHUNK]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
+
+
+def _long_digits(value: int) -> str:
+    """Decimal digits of a non-negative int of any length (str() refuses past 4300 digits)."""
+    if value < 10 ** _CHUNK:
+        return str(value)
+    high, low = divmod(value, 10 ** _CHUNK)
+    return _long_digits(high) + str(low).rjust(_CHUNK, "0")
+
+
 def rational(value: Any) -> Fraction:
     """An exact rational from a fraction string, an integer or a Fraction (floats are refused: not exact)."""
     if isinstance(value, Fraction):
         return value
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ValueError(f"expected a fraction string such as '2/3', got {value!r}")
+    long = _LONG_FRACTION.fullmatch(value) if isinstance(value, str) and len(value) > _CHUNK else None
     try:
+        if long:
+            sign, numerator, denominator = long.groups()
+            return Fraction(_long_int(numerator) * (-1 if sign == "-" else 1), _long_int(denominator or "1"))
         return Fraction(value)
     except (ValueError, ZeroDivisionError) as error:
-        raise ValueError(f"{value!r} is not a rational number") from error
+        shown = value if not isinstance(value, str) or len(value) < 80 else f"{value[:40]}...({len(value)} characters)"
+        raise ValueError(f"{shown!r} is not a rational number: {error}") from error
 
 
 def fraction_text(value: Fraction) -> str:
-    """The seed schema's spelling of a rational: '2/3', '-1', '0'."""
-    return str(value)
+    """The seed schema's spelling of a rational: '2/3', '-1', '0' (of any length)."""
+    if abs(value.numerator).bit_length() < 14_000 and value.denominator.bit_length() < 14_000:
+        return str(value)
+    sign = "-" if value < 0 else ""
+    denominator = "" if value.denominator == 1 else "/" + _long_digits(value.denominator)
+    return sign + _long_digits(abs(value.numerator)) + denominator
 
 
 Rational = Annotated[Fraction, BeforeValidator(rational), PlainSerializer(fraction_text, return_type=str)]

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.verifiers.dualitycert.conftest import dp0_data
+from physvec.verifiers.certificate import Certificate, Obligation, Outcome, Verdict
 from physvec.verifiers.dualitycert.perturb import Perturbation, apply
 from physvec.verifiers.dualitycert.registry import certify
 from physvec.verifiers.dualitycert.repair_protocol import FeedbackForm, InvalidReply, feedback, parse_reply
@@ -34,6 +35,17 @@ def test_the_masked_form_has_the_structure_of_the_full_one(failing_certificate):
 
 def test_the_generic_form_says_only_that_verification_failed(failing_certificate):
     assert feedback(failing_certificate, FeedbackForm.GENERIC) == {"verification": "failed"}
+
+
+@pytest.mark.parametrize("form", list(FeedbackForm))
+def test_an_undecided_claim_is_never_told_it_passed(form):
+    # every check that ran certified, but a required one could not decide: nothing failed, nothing passed
+    undecided = Certificate(verifier="dualitycert", subject_digest="sha256:0", obligations=(
+        Obligation(name="chiral_ring", category="chiral_ring", outcome=Outcome.CERTIFIED, message="agree"),
+        Obligation(name="required_checks", category="completeness", outcome=Outcome.UNKNOWN, required=True,
+                   message="operator_map could not decide")))
+    assert undecided.verdict is Verdict.UNKNOWN and not undecided.failed()
+    assert feedback(undecided, form) == {"verification": "undecided"}
 
 
 def test_replies_are_read_from_bare_or_fenced_json():
