@@ -98,11 +98,13 @@ def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     """The first target no design reaches by more than the numerical resolution, else the joint proof, else None.
 
     A target missed only within the resolution does not stop the search for a real proof elsewhere; with none,
-    it makes the goal undecided (WithinResolution), never impossible."""
+    it makes the goal undecided (WithinResolution), never impossible.  So does a sampled search in which the
+    engine declined designs (ProofOutOfReach): a grid does not resolve where the region the engine can judge
+    ends, and a design that meets the target may lie between a judged point and a declined one."""
     # the search (numpy, networkx) is imported only where a design misses its goal
     from physvec.verifiers.phact.search import EXHAUSTIVE, WithinResolution, best_value, resolution
 
-    undecided: WithinResolution | None = None
+    undecided: OutsideCompetence | None = None
     for target in goal.targets:
         depends = {name for name in goal.free if domain.reaches(name, target.quantity)}
         if not depends:
@@ -117,6 +119,9 @@ def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
                         "free_inputs_on_path": sorted(depends), **found.evidence()}
         if meets(target, value, goal.tolerance):
             continue
+        if (edge := _unresolved_edge(found if depends else None)) is not None:
+            undecided = undecided or edge
+            continue
         try:
             shown = _resolved(-margin(target, value, goal.tolerance),
                               resolution(goal, domain, point, exhaustive, [target])[0], target.quantity)
@@ -130,6 +135,17 @@ def _search_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     return proof
 
 
+def _unresolved_edge(found: Any) -> OutsideCompetence | None:
+    """ProofOutOfReach when a sampled search (not an exhaustive one) met designs the engine declined."""
+    from physvec.verifiers.phact.search import EXHAUSTIVE, ProofOutOfReach
+
+    if found is None or not found.declined or found.method == EXHAUSTIVE:
+        return None
+    return ProofOutOfReach(f"the search met {found.declined} designs outside the engine's competence ({found.reason});"
+                           " a sampled search does not resolve where that region begins, so no impossibility is"
+                           " claimed")
+
+
 def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     """Each target alone is reachable; whether the best compromise still misses them together, by more than
     the resolution of the total shortfall (each target's resolution in units of its threshold, as ``shortfall``)."""
@@ -138,6 +154,8 @@ def _joint_impossibility(goal: Goal, domain: Domain) -> dict[str, Any] | None:
     found = least_shortfall(goal, domain)
     if found is None:
         return None
+    if (edge := _unresolved_edge(found)) is not None:
+        raise edge
     wanted = [t.quantity for t in goal.targets]
     values = domain.evaluate({**goal.bound, **found.point}, wanted)
     if not unmet(goal, values):

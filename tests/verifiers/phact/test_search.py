@@ -94,14 +94,31 @@ HOT = {"id": "hot-and-salty", "domain": "colloid",
        "targets": [{"quantity": "debye_length_m", "op": ">=", "value": 5e-9}], "tolerance": 0.0}
 
 
-def test_an_impossible_goal_whose_box_reaches_past_the_engines_competence_stays_impossible_and_says_so():
-    # water data end at 100 C; the box reaches 120 C, where nothing can be certified either
+def test_a_sampled_search_that_meets_the_engines_competence_edge_claims_no_impossibility():
+    # water data end at 100 C and the box reaches 120 C: a grid does not resolve where the region the engine
+    # can judge ends, so the goal is unknown, naming the edge, though here it is impossible inside the region
     goal, domain = parse_goal(HOT)
     hottest = certify(goal, domain, Design(goal=goal.id, values={"ionic_strength_M": 0.5, "temperature_K": 393.15}))
-    assert hottest.verdict is Verdict.IMPOSSIBLE
-    assert hottest.impossibility["declined"]["designs"] > 0
-    assert "0-100 C" in hottest.impossibility["declined"]["reason"]
-    assert judge_impossibility_claim(goal, domain, "too salty", Contract.STRUCTURAL).verdict is Verdict.IMPOSSIBLE
+    assert hottest.verdict is Verdict.UNKNOWN and hottest.impossibility is None
+    warm = certify(goal, domain, Design(goal=goal.id, values={"ionic_strength_M": 0.5, "temperature_K": 300.0}))
+    assert warm.verdict is Verdict.FAILED and warm.impossibility is None, "it misses, and nothing is proved"
+    assert any("outside the engine's competence" in o.message and "0-100 C" in o.message for o in warm.obligations)
+    assert judge_impossibility_claim(goal, domain, "too salty", Contract.STRUCTURAL).verdict is Verdict.UNKNOWN
+
+
+def test_a_feasible_goal_whose_grid_misses_the_region_the_engine_can_judge_is_not_proved_impossible():
+    # red team, seed 11 trial 125: 1.4 + m1 solar masses at 1e9 m merge within a million years once m1 is
+    # about 20 (Peters time ~ a^4 / (m1 m2 M)), but with m1 free up to 1e300 a log grid puts one point (m1 = 1)
+    # where the inspiral exists and the rest inside the innermost stable orbit
+    goal, domain = parse_goal({"id": "heavy", "domain": "inspiral",
+                               "bound": {"m2_msun": 1.4, "distance_Mpc": 40.0, "gw_frequency_Hz": 100.0},
+                               "free": {"separation_m": {"min": 1e9, "max": 1e10}, "m1_msun": {"min": 1.0, "max": 1e300}},
+                               "targets": [{"quantity": "merger_time_s", "op": "<=", "value": 3.156e13}],
+                               "tolerance": 0.0})
+    feasible = {"m1_msun": 30.0, "separation_m": 1e9}
+    assert certify(goal, domain, Design(goal=goal.id, values=feasible)).verdict is Verdict.CERTIFIED
+    outside = certify(goal, domain, Design(goal=goal.id, values={"m1_msun": 1e300, "separation_m": 5e9}))
+    assert outside.verdict is Verdict.UNKNOWN and outside.impossibility is None
 
 
 def test_a_box_the_engine_cannot_evaluate_anywhere_is_unknown():
