@@ -24,6 +24,7 @@ describe the same torus whatever basis the fields were written in.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import defaultdict
 from fractions import Fraction
@@ -97,8 +98,18 @@ def _flat(generator: Generator) -> Vec:
 
 
 def _product(x: Matrix, y: Matrix) -> Matrix:
-    return [[sum((x[i][m] * y[m][j] for m in range(len(y))), Fraction(0)) for j in range(len(y[0]))]
-            for i in range(len(x))]
+    """x y, skipping zeros (symmetry generators are mostly zero)."""
+    width = len(y[0]) if y else 0
+    out = []
+    for row in x:
+        total = [Fraction(0)] * width
+        for m, entry in enumerate(row):
+            if entry:
+                for j, other in enumerate(y[m]):
+                    if other:
+                        total[j] += entry * other
+        out.append(total)
+    return out
 
 
 def _combination(weights: Vec, basis: list[Vec]) -> Vec:
@@ -118,13 +129,22 @@ def cartan_subalgebra(algebra: list[Generator]) -> list[Generator]:
         x = _unflattened(_combination([Fraction(rng.randint(1, 997)) for _ in basis], basis), sizes)
         # column j of ad(x): [x, b_j] in the rref basis, whose coordinates are its entries at the pivots
         columns = [[_flat(_commutator(x, g))[p] for p in pivots] for g in generators]
-        power = [list(row) for row in zip(*columns)]
-        for _ in range(len(basis).bit_length()):
-            power = _product(power, power)
-        kernel = nullspace(power, len(basis))
+        kernel = _generalised_kernel([list(row) for row in zip(*columns)])
         if best is None or len(kernel) < len(best):
             best = kernel
     return [_unflattened(_combination(coordinates, basis), sizes) for coordinates in best]
+
+
+def _generalised_kernel(matrix: Matrix) -> list[Vec]:
+    """The null space of matrix^m once it stops growing with m (at m = 1 for a semisimple ad x)."""
+    power, kernel = matrix, nullspace(matrix, len(matrix))
+    while kernel:
+        power = _product(matrix, power)
+        larger = nullspace(power, len(matrix))
+        if len(larger) == len(kernel):
+            return kernel
+        kernel = larger
+    return kernel
 
 
 def _commutator(x: Generator, y: Generator) -> Generator:
@@ -132,9 +152,11 @@ def _commutator(x: Generator, y: Generator) -> Generator:
             for a, b in zip(x, y)]
 
 
+@functools.lru_cache(maxsize=256)
 def hidden_symmetries(theory: Theory, diagonal: int) -> list[Generator] | None:
     """A Cartan subalgebra of the symmetries when it is larger than the ``diagonal`` U(1)s found in the
-    field basis as written (the basis hides some), else None."""
+    field basis as written (the basis hides some), else None.  Cached: a fixture set reuses each electric
+    theory for every wrong dual it is paired with."""
     algebra = symmetry_algebra(theory)
     if len(algebra) <= diagonal:
         return None
