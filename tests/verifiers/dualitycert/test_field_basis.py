@@ -85,3 +85,32 @@ def test_a_rational_beyond_the_digit_bound_is_refused_naming_it():
 def _spelled(lead: int, zeros: int, last: int) -> str:
     """lead * 10^zeros + last (last < 10), in decimal digits."""
     return str(lead) + "0" * (zeros - 1) + str(last)
+
+
+def _rescaled(theory, scale=Fraction(-5, 3)):
+    field = theory.arrows[0].label
+    return substituted(theory, {field: [(scale, field)]})
+
+
+@pytest.mark.parametrize("redefine", [_rotated, _shifted, _rescaled], ids=["rotation", "shift", "rescaling"])
+def test_no_seed_cell_is_failed_after_a_redefinition_of_either_side(seed_claims, redefine):
+    # issue 36: "a failure verdict on a claim that is right up to a change of field basis" is not acceptable;
+    # the flavour anomalies certify, and the operator map, which searches no redefinitions, may leave it unknown
+    from physvec.verifiers.certificate import Verdict
+    from physvec.verifiers.dualitycert.registry import FINAL, certify
+    from physvec.verifiers.dualitycert.theory import Claim
+
+    failed, certified_anomalies = [], 0
+    for cell, claim in sorted(seed_claims.items()):
+        for side in ("theory_a", "theory_b"):
+            theory = getattr(claim, side)
+            if redefine is not _rescaled and not _equal_pairs(theory):
+                continue
+            redone = claim.model_copy(update={side: redefine(theory)})
+            certificate = certify(Claim(theory_a=redone.theory_a, theory_b=redone.theory_b), FINAL)
+            rows = {o.name: o.outcome for o in certificate.obligations}
+            certified_anomalies += rows["thooft_flavour_u1"] is Outcome.CERTIFIED
+            if certificate.verdict is Verdict.FAILED:
+                failed.append((cell, side, [o.name for o in certificate.failed()]))
+    assert not failed
+    assert certified_anomalies > 0
