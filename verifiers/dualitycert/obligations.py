@@ -9,6 +9,7 @@ work bound, or its input out of reach) says unknown and why; it never hangs.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 from physvec.verifiers.certificate import Obligation, Outcome
@@ -246,8 +247,8 @@ def thooft_flavour_u1(a: Theory, b: Theory) -> Obligation:
         return too_large
     theories = {"A": a, "B": b}
     try:
-        diagonal = {side: flavour_symmetries(t) for side, t in theories.items()}
-        found = {side: map_invariants(Anomalies(theories[side], basis)) for side, basis in diagonal.items()}
+        diagonal = {side: _diagonal_invariants(t) for side, t in theories.items()}
+        found = {side: invariants for side, (_, invariants) in diagonal.items()}
     except Underivable as error:
         return Obligation(name=name, category=category, outcome=Outcome.UNKNOWN,
                           message=f"no map of the global U(1)s can be derived: {error}")
@@ -259,11 +260,19 @@ def thooft_flavour_u1(a: Theory, b: Theory) -> Obligation:
         return Obligation(name=name, category=category, outcome=Outcome.CERTIFIED, evidence=evidence,
                           message=f"mixed anomalies of the {k} non-R U(1)s match (map pinned on {pinned} of {k} "
                                   "directions; basis-free invariants for the rest)")
-    hidden = {side: hidden_symmetries(t, len(diagonal[side])) for side, t in theories.items()}
+    hidden = {side: hidden_symmetries(t, diagonal[side][0]) for side, t in theories.items()}
     if not any(hidden.values()):
         return Obligation(name=name, category=category, outcome=Outcome.FAILED, evidence=evidence,
                           message=f"mixed U(1) anomalies differ: {differing}")
     return _compared_on_cartan(name, category, theories, hidden, differing)
+
+
+@functools.lru_cache(maxsize=256)
+def _diagonal_invariants(theory: Theory) -> tuple[int, dict[str, object]]:
+    """How many U(1)s act diagonally in the written basis, and their anomaly invariants.  Cached: a fixture set
+    pairs each electric theory with every wrong dual of it (read only: the evidence is built from a copy)."""
+    basis = flavour_symmetries(theory)
+    return len(basis), map_invariants(Anomalies(theory, basis))
 
 
 def _differing(found: dict[str, dict[str, object]]) -> str:
