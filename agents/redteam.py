@@ -41,6 +41,7 @@ import functools
 import json
 import math
 import random
+import re
 import shutil
 import socket
 import sys
@@ -49,6 +50,7 @@ import threading
 import time
 import traceback
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -1338,6 +1340,7 @@ def markdown_table(checker: str, records: list[TrialRecord]) -> str:
     if checker in TABLE_COLUMNS and records:
         slowest = max(records, key=lambda r: r.seconds)
         lines += ["", f"Slowest trial: {slowest.seconds:.2f} s (trial {slowest.trial}, {slowest.kind})."]
+    lines += _unknown_reasons(records)
     bad = [r for r in records if r.false_verdict or r.crash or r.hang or r.false_refusal]
     if bad:
         also = " (with hangs and false refusals)" if checker in TABLE_COLUMNS else ""
@@ -1347,6 +1350,23 @@ def markdown_table(checker: str, records: list[TrialRecord]) -> str:
         if len(bad) > 20:
             lines.append(f"- ... and {len(bad) - 20} more in {RECORDS_FILE}")
     return "\n".join(lines) + "\n"
+
+
+def _unknown_reasons(records: list[TrialRecord]) -> list[str]:
+    """Per class with unknown trials, the most frequent reason (numbers masked) and how often it was given."""
+    by_class: dict[str, Counter[str]] = {}
+    for r in records:
+        if r.unknown:
+            detail = re.sub(r"[-+]?\d[\d.,e+-]*", "#", r.detail.split("; ")[0])[:160] or "no detail recorded"
+            reason = f"verdict {r.verdict}, truth {r.truth or 'not decided'}: {detail}"
+            by_class.setdefault(r.kind, Counter())[reason] += 1
+    if not by_class:
+        return []
+    lines = ["", "Why trials ended unknown (the most frequent reason per class, numbers shown as #):", ""]
+    for kind, reasons in by_class.items():
+        reason, count = reasons.most_common(1)[0]
+        lines.append(f"- {kind}: {count} of {sum(reasons.values())}: {reason}")
+    return lines
 
 
 def clean(records: list[TrialRecord]) -> bool:

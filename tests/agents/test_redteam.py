@@ -64,6 +64,14 @@ def test_the_table_gives_every_count_with_its_wilson_interval():
     assert "False verdicts and crashes" in table, "a failing trial is listed under the table"
 
 
+def test_the_table_says_why_trials_ended_unknown():
+    records = [_record("out_of_domain_inputs", unknown=True, detail=f"engine_competence: radius {r}e-11 m is below 1 nm")
+               for r in (2, 3)] + [_record("out_of_domain_inputs", unknown=True, detail="engine_competence: drag -0.3")]
+    table = markdown_table("phact", records)
+    assert "- out_of_domain_inputs: 2 of 3: verdict failed, truth not decided: engine_competence: radius # m is below # nm" in table
+    assert "Why trials ended unknown" not in markdown_table("phact", [_record("e12_snapped_goals")])
+
+
 def test_a_rerun_skips_the_trials_already_recorded(tmp_path, monkeypatch):
     first = run_checker("dualitycert", 3, 5, tmp_path)
     ran: list[int] = []
