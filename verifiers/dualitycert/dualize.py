@@ -21,6 +21,7 @@ theory whose 't Hooft anomalies and central charges differ from A's.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from fractions import Fraction
 
@@ -202,8 +203,24 @@ def dualize(theory: Theory, node: int) -> Theory:
     """The Seiberg dual of ``theory`` on ``node``, in the seed schema, with the image of its R-symmetry.
 
     Raises DualisationError when the node cannot be dualised, a mass cannot be integrated out exactly, or
-    the R-charges of A (or, as a guard, of the dual) are not consistent.
+    the R-charges of A (or, as a guard, of the dual) are not consistent.  Computed once per (theory, node):
+    the operator map and the copy guard dualise the same A at every node for every B it is paired with.
     """
+    dual = _dual_or_reason(theory, node)
+    if isinstance(dual, str):
+        raise DualisationError(dual)
+    return dual
+
+
+@functools.lru_cache(maxsize=512)
+def _dual_or_reason(theory: Theory, node: int) -> Theory | str:
+    try:
+        return _dual(theory, node)
+    except DualisationError as error:
+        return str(error)
+
+
+def _dual(theory: Theory, node: int) -> Theory:
     rank = dual_rank(theory, node)
     if problems := r_inconsistencies(theory):
         raise DualisationError(f"A's R-charges are not consistent, so they have no image in the dual: {problems[0]}")

@@ -20,6 +20,7 @@ B is a copy of A when every sector of one of them appears in the other: B is A w
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
@@ -76,6 +77,7 @@ class _Builder:
         return Graph(tuple(self.labels), tuple(self.colours), tuple((u, v, c) for (u, v), c in self.edges.items()))
 
 
+@functools.lru_cache(maxsize=512)
 def theory_graph(theory: Theory, conjugate: bool = False) -> Graph:
     """The theory as a coloured digraph; ``conjugate`` reverses every arrow and every trace.
 
@@ -83,7 +85,8 @@ def theory_graph(theory: Theory, conjugate: bool = False) -> Graph:
     trace's order, and points at each of its singlets with their multiplicity.  Singlets are gauge-neutral
     and commute with everything, so a term is (multiset of singlets) x (cyclic word of arrows): where a
     singlet is written inside the factor list carries no meaning, and relabelling fields, which moves a
-    least rotation and any singlet written after it, must not change the graph.
+    least rotation and any singlet written after it, must not change the graph.  Cached (a Graph is
+    immutable): the operator map and the copy guard draw the same theory's graph once per node and claim.
     """
     graph = _Builder()
     for node, rank in enumerate(theory.ranks):

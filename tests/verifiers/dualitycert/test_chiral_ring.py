@@ -11,7 +11,9 @@ from sympy import Matrix
 
 from tests.verifiers.dualitycert.conftest import arrow, dp0_data
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
-from physvec.verifiers.dualitycert.chiral_ring import graded_dimensions, min_cycle_mean, ring_preconditions, window
+from physvec.verifiers.dualitycert import chiral_ring
+from physvec.verifiers.dualitycert.chiral_ring import (RING_WORK, graded_dimensions, graded_stream, min_cycle_mean,
+                                                     ring_preconditions, window)
 from physvec.verifiers.dualitycert.normal_form import derivative, least_rotation, superpotential_terms
 from physvec.verifiers.dualitycert.perturb import candidates, apply
 from physvec.verifiers.dualitycert.theory import Theory, parse_theory, structural_problems
@@ -155,3 +157,24 @@ def test_two_light_adjoints_hit_the_work_bound_quickly():
     with pytest.raises(WorkBoundExceeded):
         graded_dimensions(theory, window(5), Budget(200_000, "test"))
     assert time.perf_counter() - started < 30
+
+
+def test_a_replayed_stream_is_the_stream_built_afresh(dp0):
+    # The cached stream (no budget given) must give every reader what a fresh count with its own budget gives,
+    # also when two readers of one theory interleave (a claim whose B equals A).
+    fresh = list(graded_stream(dp0, window(6), Budget(RING_WORK, "fresh")))
+    first, second = graded_stream(dp0, window(6)), graded_stream(dp0, window(6))
+    interleaved = list(zip(first, second))
+    assert [one for one, _ in interleaved] == fresh == [two for _, two in interleaved]
+    assert list(graded_stream(dp0, window(6))) == fresh
+    assert fresh == [(Fraction(2), 10), (Fraction(4), 28)]  # dP0: Sym^3 of C^3 at R = 2, Sym^6 at R = 4
+
+
+def test_a_work_bound_met_once_is_met_again_by_every_reader(monkeypatch):
+    # A stream that ran out of work for its first reader must not look complete (or shorter) to the next.
+    monkeypatch.setattr(chiral_ring, "RING_WORK", 200_000)
+    theory = parse_theory({"name": "two light adjoints, replayed", "node_labels": ["a"], "ranks": [2],
+                           "arrows": [arrow("P", 0, 0, "1/50"), arrow("Q", 0, 0, "1/51")]})
+    for _ in range(2):
+        with pytest.raises(WorkBoundExceeded, match="200000 work units"):
+            list(graded_stream(theory, window(5)))

@@ -131,3 +131,15 @@ def test_nodes_that_cannot_be_dualised_are_refused(dp0, node, message):
 def test_a_dual_rank_below_two_is_refused(dp0):
     with pytest.raises(DualisationError, match="dual rank"):
         dualize(dp0.model_copy(update={"ranks": (8, 3, 3)}), 0)
+
+
+def test_a_node_that_cannot_be_dualised_says_so_every_time(dp0):
+    # The dual is cached per (theory, node); the refusal must be cached as a refusal, not as a theory.
+    inconsistent = dp0.model_copy(update={"name": "dP0 with W at R != 2",
+                                          "superpotential": dp0.superpotential[:1]})
+    broken = inconsistent.model_copy(update={"arrows": tuple(a.model_copy(update={"r_charge": a.r_charge / 2})
+                                                             for a in inconsistent.arrows)})
+    for _ in range(2):
+        with pytest.raises(DualisationError, match="not consistent"):
+            dualize(broken, 0)
+    assert dualize(dp0, 0) is dualize(dp0, 0)
