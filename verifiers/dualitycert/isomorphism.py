@@ -9,13 +9,15 @@ that no arrow or W term ties to the rest).  Both theories are therefore brought 
 their ranks, fields with their R-charges, each W term a node that holds a directed cycle of arrow slots
 pointing at fields and points at its singlets, which commute).  The graph's connected components are the
 theory's decoupled sectors; isomorphism is decided sector by sector, each sector in either orientation,
-by individualisation and colour refinement (the method of nauty, in a few lines: refinement alone prunes
-the symmetric quivers that make VF2 search for minutes).  The graphs are plain integer adjacency lists
-(refinement over networkx edge views was most of the checker's time, issue 36).  W coefficients are
-ignored: a copy with rescaled couplings is still a copy.
+by canonical forms: BLISS (through igraph) numbers a graph's nodes so that isomorphic graphs get the same
+numbered graph, once per graph, so a comparison is a key comparison and a theory paired with many others
+is brought to form once (a hand-written colour refinement in Python was most of the checker's time, issue
+36).  W coefficients are ignored: a copy with rescaled couplings is still a copy.
 
 B is a copy of A when every sector of one of them appears in the other: B is A with sectors added
-(B contains A), or A with sectors removed.  Graph matching is bounded (bounds.py).
+(B contains A), or A with sectors removed.  Matching is bounded (bounds.py): a comparison spends the size
+of its graphs and every isomorphism it lists; the size bounds of bounds.py cap what BLISS is given, and its
+own search, though exponential in the worst case known (graphs built to defeat refinement), is not counted.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from physvec.verifiers.dualitycert.normal_form import normal_form
 from physvec.verifiers.dualitycert.theory import Theory
 
 MATCH_WORK = 5_000_000
-"""Node and edge visits (per refinement round) the matcher may spend on one comparison: a few seconds."""
+"""Work units (graph nodes and edges compared, nodes of every isomorphism listed) one comparison may spend."""
 
 
 @dataclass(frozen=True)
@@ -124,106 +126,77 @@ def _add_term(graph: _Builder, index: int, walk: list[str], singlets: Counter, c
 
 
 @dataclass(frozen=True)
-class _Indexed:
-    """A graph with colours as small integers of a palette shared with its partner, and adjacency lists."""
+class Canonical:
+    """A graph in canonical form: equal keys exactly when two graphs are isomorphic (colours respected).
 
-    graph: Graph
-    out: tuple[tuple[tuple[int, int], ...], ...]
-    """out[n]: (edge colour, target) per edge leaving n"""
-    into: tuple[tuple[tuple[int, int], ...], ...]
-    edge_colour: dict[tuple[int, int], int]
+    ``position[i]`` is node i's place in the canonical numbering; ``automorphisms`` generate the graph's
+    automorphism group (each a permutation of its nodes)."""
+
+    key: tuple
+    position: tuple[int, ...]
+    automorphisms: tuple[tuple[int, ...], ...]
     size: int
-    """nodes + edges: the work of one refinement round"""
+    """nodes + edges: the work units one comparison with this graph spends"""
 
 
-def _indexed(graph: Graph, edge_palette: dict[str, int]) -> _Indexed:
-    out: list[list[tuple[int, int]]] = [[] for _ in graph.labels]
-    into: list[list[tuple[int, int]]] = [[] for _ in graph.labels]
-    colour_of: dict[tuple[int, int], int] = {}
-    for u, v, c in graph.edges:
-        code = edge_palette.setdefault(c, len(edge_palette))
-        out[u].append((code, v))
-        into[v].append((code, u))
-        colour_of[u, v] = code
-    return _Indexed(graph, tuple(map(tuple, out)), tuple(map(tuple, into)), colour_of,
-                    len(graph.labels) + len(graph.edges))
+@functools.lru_cache(maxsize=2048)
+def canonical(graph: Graph) -> Canonical:
+    """The canonical form of ``graph`` by BLISS (igraph), computed once per graph.
+
+    Each edge becomes a node of its own, coloured by the edge's colour, between its ends, so that a
+    search over vertex colours alone respects edge colours.  Colours are numbered in sorted order of
+    their names, so two graphs with the same colours get the same numbers."""
+    import igraph  # compiled: only where a copy guard or an operator map runs
+
+    nodes = len(graph.labels)
+    names = [("node", c) for c in graph.colours] + [("edge", c) for _, _, c in graph.edges]
+    number = {name: index for index, name in enumerate(sorted(set(names)))}
+    edges = [pair for k, (u, v, _) in enumerate(graph.edges) for pair in ((u, nodes + k), (nodes + k, v))]
+    subdivided = igraph.Graph(n=len(names), edges=edges, directed=True, vertex_attrs={"node": range(len(names))})
+    colour = [number[name] for name in names]
+    form = subdivided.permute_vertices(subdivided.canonical_permutation(color=colour))
+    at_place = form.vs["node"]  # read back rather than assumed: igraph's permutation convention has changed
+    position = [0] * len(names)
+    for place, node in enumerate(at_place):
+        position[node] = place
+    key = (tuple(names[node] for node in at_place), tuple(sorted(form.get_edgelist())))
+    generators = tuple(tuple(g[:nodes]) for g in subdivided.automorphism_group(color=colour))
+    return Canonical(key, tuple(position[:nodes]), generators, nodes + len(graph.edges))
 
 
-def _refine(first: _Indexed, second: _Indexed, colours: tuple[list[int], list[int]],
-            budget: Budget) -> tuple[list[int], list[int]] | None:
-    """Colour refinement (1-dimensional Weisfeiler-Leman) of both graphs with one shared palette, until
-    stable; None as soon as the two colour histograms differ (no isomorphism respects the colours).
-    Each round spends the graphs' size in work units."""
-    current = colours
-    kinds = 1 + max((e for graph in (first, second) for e in graph.edge_colour.values()), default=0)
-    for _ in range(max(len(first.out), 1)):
-        budget.spend(first.size)
-        palette: dict[tuple, int] = {}
-        refined = []
-        for graph, colour in zip((first, second), current, strict=True):
-            # (edge colour, neighbour colour) packed into one int: sorting ints is the round's main cost
-            refined.append([palette.setdefault(
-                (colour[n], tuple(sorted([e + kinds * colour[t] for e, t in graph.out[n]])),
-                 tuple(sorted([e + kinds * colour[s] for e, s in graph.into[n]]))), len(palette))
-                for n in range(len(colour))])
-        if Counter(refined[0]) != Counter(refined[1]):
-            return None
-        stable = len(set(refined[0])) == len(set(current[0]))
-        current = (refined[0], refined[1])
-        if stable:
-            return current
-    return current
+def isomorphic(first: Graph, second: Graph, budget: Budget) -> bool:
+    """True when some colour-preserving isomorphism maps ``first`` onto ``second``."""
+    one, two = canonical(first), canonical(second)
+    budget.spend(one.size + two.size)
+    return one.key == two.key
 
 
-def _is_isomorphism(first: _Indexed, second: _Indexed, mapping: list[int]) -> bool:
-    return all(first.graph.colours[n] == second.graph.colours[m] for n, m in enumerate(mapping)) and all(
-        second.edge_colour.get((mapping[u], mapping[v])) == c for (u, v), c in first.edge_colour.items())
-
-
-def _search(first: _Indexed, second: _Indexed, colours: tuple[list[int], list[int]],
-            budget: Budget) -> Iterator[list[int]]:
-    """Individualisation-refinement: fix one node of the smallest ambiguous colour class, try each
-    partner, refine, recurse; a discrete colouring is a candidate isomorphism (node i -> mapping[i])."""
-    refined = _refine(first, second, colours, budget)
-    if refined is None:
-        return
-    ones, twos = refined
-    classes: dict[int, list[int]] = {}
-    for node, colour in enumerate(ones):
-        classes.setdefault(colour, []).append(node)
-    ambiguous = [(len(nodes), colour) for colour, nodes in classes.items() if len(nodes) > 1]
-    if not ambiguous:
-        partner = {colour: node for node, colour in enumerate(twos)}
-        mapping = [partner[colour] for colour in ones]
-        if _is_isomorphism(first, second, mapping):
-            yield mapping
-        return
-    _, colour = min(ambiguous)
-    chosen = min(classes[colour], key=lambda n: repr(first.graph.labels[n]))
-    fresh = -1 - len(ones)  # a colour no refinement produces
-    for candidate in sorted((n for n, c in enumerate(twos) if c == colour), key=lambda n: repr(second.graph.labels[n])):
-        budget.spend()
-        pinned_one, pinned_two = list(ones), list(twos)
-        pinned_one[chosen], pinned_two[candidate] = fresh, fresh
-        yield from _search(first, second, (pinned_one, pinned_two), budget)
-
-
-def _fingerprint(graph: Graph) -> tuple:
-    """Cheap isomorphism invariant: sizes and colour counts."""
-    return len(graph.labels), len(graph.edges), sorted(Counter(graph.colours).items())
+def _group(generators: tuple[tuple[int, ...], ...], size: int, budget: Budget) -> Iterator[tuple[int, ...]]:
+    """Every element of the permutation group the generators span, the identity first (breadth first)."""
+    identity = tuple(range(size))
+    found, queue = {identity}, [identity]
+    for element in queue:
+        budget.spend(size)
+        yield element
+        for generator in generators:
+            product = tuple(element[generator[n]] for n in range(size))
+            if product not in found:
+                found.add(product)
+                queue.append(product)
 
 
 def matchings(first: Graph, second: Graph, budget: Budget) -> Iterator[dict]:
-    """Every colour-preserving isomorphism first -> second (bounded), by individualisation-refinement,
-    as {first's label: second's label}."""
-    if _fingerprint(first) != _fingerprint(second):
-        return iter(())
-    palette: dict[str, int] = {}
-    colours = tuple([palette.setdefault(c, len(palette)) for c in g.colours] for g in (first, second))
-    edge_palette: dict[str, int] = {}
-    one, two = _indexed(first, edge_palette), _indexed(second, edge_palette)
-    return ({first.labels[n]: second.labels[m] for n, m in enumerate(mapping)}
-            for mapping in _search(one, two, colours, budget))
+    """Every colour-preserving isomorphism first -> second, as {first's label: second's label}, lazily.
+
+    One isomorphism comes from the two canonical numberings; the others are it after each automorphism of
+    ``first`` (an isomorphism composed with an automorphism is one, and two isomorphisms differ by one)."""
+    if not isomorphic(first, second, budget):
+        return
+    one, two = canonical(first), canonical(second)
+    at_place = {place: node for node, place in enumerate(two.position)}
+    for automorphism in _group(one.automorphisms, len(first.labels), budget):
+        yield {first.labels[n]: second.labels[at_place[one.position[automorphism[n]]]]
+               for n in range(len(first.labels))}
 
 
 def _components(graph: Graph) -> list[list[int]]:
@@ -252,20 +225,20 @@ def _sectors(theory: Theory) -> list[tuple[Graph, Graph]]:
             for nodes in _components(graph)]
 
 
-def _same_sector(first: tuple[Graph, Graph], second: tuple[Graph, Graph], budget: Budget) -> bool:
-    return any(next(matchings(candidate, second[0], budget), None) is not None for candidate in first)
+def _sector_key(sector: tuple[Graph, Graph], budget: Budget) -> frozenset:
+    """A sector up to isomorphism and conjugation: the canonical keys of it and of its conjugate."""
+    forms = [canonical(graph) for graph in sector]
+    budget.spend(sum(form.size for form in forms))
+    return frozenset(form.key for form in forms)
 
 
-def _contains(big: list, small: list, budget: Budget) -> bool:
-    """Every sector of ``small`` matched to its own sector of ``big`` (greedy is exact: isomorphism up
-    to conjugation is an equivalence relation, so any free isomorphic sector will do)."""
-    free = list(range(len(big)))
-    for sector in small:
-        match = next((i for i in free if _same_sector(big[i], sector, budget)), None)
-        if match is None:
-            return False
-        free.remove(match)
-    return True
+def _contains(big: Counter, small: Counter) -> bool:
+    """Every sector of ``small`` matched to its own sector of ``big``."""
+    return all(big[key] >= count for key, count in small.items())
+
+
+def _sector_keys(theory: Theory, budget: Budget) -> Counter:
+    return Counter(_sector_key(sector, budget) for sector in _sectors(normal_form(theory)))
 
 
 def same_sectors(first: Theory, second: Theory, budget: Budget | None = None) -> bool:
@@ -274,8 +247,7 @@ def same_sectors(first: Theory, second: Theory, budget: Budget | None = None) ->
     Raises NotExact (normal form) or WorkBoundExceeded (matching).
     """
     budget = budget or Budget(MATCH_WORK, "graph matching")
-    big, small = _sectors(normal_form(first)), _sectors(normal_form(second))
-    return len(big) == len(small) and _contains(big, small, budget)
+    return _sector_keys(first, budget) == _sector_keys(second, budget)
 
 
 def is_copy_of(candidate: Theory, original: Theory, budget: Budget | None = None) -> bool:
@@ -285,5 +257,5 @@ def is_copy_of(candidate: Theory, original: Theory, budget: Budget | None = None
     Raises NotExact (normal form) or WorkBoundExceeded (matching).
     """
     budget = budget or Budget(MATCH_WORK, "graph matching")
-    mine, theirs = _sectors(normal_form(candidate)), _sectors(normal_form(original))
-    return _contains(mine, theirs, budget) or _contains(theirs, mine, budget)
+    mine, theirs = _sector_keys(candidate, budget), _sector_keys(original, budget)
+    return _contains(mine, theirs) or _contains(theirs, mine)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
 from physvec.verifiers.dualitycert.couplings import rescalable, rescaling_invariants
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
-from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, Graph, matchings, theory_graph
+from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, Graph, isomorphic, matchings, theory_graph
 from physvec.verifiers.dualitycert.theory import Theory
 
 MAX_MATCHINGS = 300
@@ -71,8 +71,8 @@ def _graphs(first: Theory, second: Theory) -> list[tuple[Graph, Graph]]:
 
 def same_field_content(first: Theory, second: Theory, budget: Budget) -> bool:
     """Same ranks, arrows and singlets (with R-charges) up to labels and conjugation, W ignored."""
-    return any(next(matchings(one, two, budget), None) is not None
-               for one, two in _graphs(_without_couplings(first), _without_couplings(second)))
+    return any(isomorphic(one, two, budget) for one, two in _graphs(_without_couplings(first),
+                                                                    _without_couplings(second)))
 
 
 def same_couplings(first: Theory, second: Theory, budget: Budget) -> bool | None:
