@@ -49,7 +49,22 @@ RING_WORK = 1_000_000
 """Work units (basis vectors, relation entries, elimination steps) one side's count may spend: about 13 times
 what the largest seed dual needs at L = 8 (f0 phase II, 74 thousand), about 10 s of Python at most."""
 
-Vector = dict[int, Fraction]
+Number = int | Fraction
+"""An exact scalar: a Python int while it is integral (W couplings are mostly +-1, and int arithmetic is
+tens of times faster than Fraction's), a Fraction once a division leaves one."""
+Vector = dict[int, Number]
+
+
+def _exact(value: Fraction) -> Number:
+    """``value`` as an int when it is one."""
+    return value.numerator if value.denominator == 1 else value
+
+
+def _quotient(value: Number, divisor: Number) -> Number:
+    """value / divisor, exactly, as an int when it divides."""
+    if isinstance(value, int) and isinstance(divisor, int) and value % divisor == 0:
+        return value // divisor
+    return _exact(Fraction(value) / divisor)
 
 
 def window(level: int) -> Fraction:
@@ -133,7 +148,7 @@ class _Space:
             top = max(row)
             if top not in self.rows:
                 scale = row[top]
-                self.rows[top] = {c: v / scale for c, v in row.items()}
+                self.rows[top] = row if scale == 1 else {c: _quotient(v, scale) for c, v in row.items()}
                 return
             factor = row[top]
             pivot_row = self.rows[top]
@@ -165,7 +180,7 @@ class _Space:
 
     def reduce(self, vector: Vector) -> Vector:
         """The element of J a coordinate vector stands for, over the basis."""
-        out: dict[int, Fraction] = defaultdict(Fraction)
+        out: dict[int, Number] = defaultdict(int)
         for coordinate, value in vector.items():
             if coordinate in self.rows:
                 for column, entry in self.rows[coordinate].items():
@@ -203,11 +218,12 @@ class _Jacobian:
         # F-terms of arrows from the singlet-free terms: (arrow, [(coefficient, path as arrow indices)], grade)
         self.f_terms = []
         for k, a in enumerate(self.arrows):
-            parts = [(c, tuple(self.index[x] for x in walk)) for c, walk, _ in derivative(planar, a.label)]
+            parts = [(_exact(c), tuple(self.index[x] for x in walk)) for c, walk, _ in derivative(planar, a.label)]
             if parts:
                 grade = int(((2 - a.r_charge) + d[a.target] - d[a.source]) * self.unit)
                 self.f_terms.append((k, parts, grade))
-        self.singlet_terms = {s.label: derivative(terms, s.label) for s in theory.singlets}
+        self.singlet_terms = {s.label: [(_exact(c), walk, others) for c, walk, others in derivative(terms, s.label)]
+                              for s in theory.singlets}
         self._right: dict[tuple[int, int, int, int, int], Vector] = {}
 
     def space(self, i: int, j: int, grade: int) -> _Space | None:
@@ -239,7 +255,7 @@ class _Jacobian:
         space = self.spaces[(i, j, grade)]
         first, below = space.coordinates[space.basis[basis_index]]
         if first == -1:
-            result, _ = self.left(arrow, {0: Fraction(1)}, head, 0)
+            result, _ = self.left(arrow, {0: 1}, head, 0)
         else:
             middle = self.arrows[first].target
             inner = self.right(middle, j, grade - self.weight[first], below, arrow)
@@ -280,7 +296,7 @@ class _Jacobian:
                 for b in range(len(below.basis)):
                     if x.is_adjoint and grade == f_grade:
                         continue  # F of a traceless adjoint times nothing: its trace is no relation
-                    space.add_relation(self._path_sum(parts, {b: Fraction(1)}, j, grade - f_grade, lookup),
+                    space.add_relation(self._path_sum(parts, {b: 1}, j, grade - f_grade, lookup),
                                        self.budget)
             if x.is_adjoint:
                 # a F_X for every arrow a into X's node: the traceless F-term is zero once multiplied.
@@ -290,19 +306,19 @@ class _Jacobian:
                         space.add_relation({lookup[(a, b)]: v for b, v in value.items() if (a, b) in lookup},
                                            self.budget)
 
-    def _element(self, parts: list[tuple[Fraction, tuple[int, ...]]], node: int, grade: int) -> Vector:
+    def _element(self, parts: list[tuple[Number, tuple[int, ...]]], node: int, grade: int) -> Vector:
         """Sum of coefficient x path as an element of J(node, node) at ``grade`` (paths closed at node)."""
-        total: dict[int, Fraction] = defaultdict(Fraction)
+        total: dict[int, Number] = defaultdict(int)
         for coefficient, path in parts:
-            value, _ = self.path_times(path, {0: Fraction(1)}, node, 0)
+            value, _ = self.path_times(path, {0: 1}, node, 0)
             for b, v in value.items():
                 total[b] += coefficient * v
         return {b: v for b, v in total.items() if v}
 
-    def _path_sum(self, parts: list[tuple[Fraction, tuple[int, ...]]], element: Vector, j: int, grade: int,
+    def _path_sum(self, parts: list[tuple[Number, tuple[int, ...]]], element: Vector, j: int, grade: int,
                   lookup: dict[tuple[int, int], int]) -> Vector:
         """Sum of coefficient x path x element in the coordinates of the space the paths land in."""
-        row: dict[int, Fraction] = defaultdict(Fraction)
+        row: dict[int, Number] = defaultdict(int)
         for coefficient, path in parts:
             if not path:
                 continue
@@ -328,7 +344,7 @@ def _generators(algebra: _Jacobian, grade: int) -> tuple[int, int]:
             columns[("S", s.label)] = len(columns)
     quotient = _Space(coordinates=[(0, 0)] * len(columns))
 
-    def closed(node: int, element: Vector) -> dict[int, Fraction]:
+    def closed(node: int, element: Vector) -> Vector:
         return {columns[("J", node, b)]: v for b, v in element.items()}
 
     for k, a in enumerate(algebra.arrows):
@@ -336,9 +352,9 @@ def _generators(algebra: _Jacobian, grade: int) -> tuple[int, int]:
         if below is None or grade - algebra.weight[k] == 0:
             continue
         for b in range(len(below.basis)):
-            left, _ = algebra.left(k, {b: Fraction(1)}, a.source, grade - algebra.weight[k])
+            left, _ = algebra.left(k, {b: 1}, a.source, grade - algebra.weight[k])
             right = algebra.right(a.target, a.source, grade - algebra.weight[k], b, k)
-            row: dict[int, Fraction] = defaultdict(Fraction)
+            row: dict[int, Number] = defaultdict(int)
             for column, value in closed(a.source, left).items():
                 row[column] += value
             for column, value in closed(a.target, right).items():
@@ -346,16 +362,16 @@ def _generators(algebra: _Jacobian, grade: int) -> tuple[int, int]:
             quotient.add_relation(row, algebra.budget)
     for k, a in enumerate(algebra.arrows):
         if a.is_adjoint and algebra.weight[k] == grade:
-            trace, _ = algebra.left(k, {0: Fraction(1)}, a.source, 0)
+            trace, _ = algebra.left(k, {0: 1}, a.source, 0)
             quotient.add_relation(closed(a.source, trace), algebra.budget)  # tr X = 0
     for s in theory.singlets:
         if (2 - s.r_charge) * algebra.unit != grade:
             continue
-        row = defaultdict(Fraction)
+        row: dict[int, Number] = defaultdict(int)
         for coefficient, walk, others in algebra.singlet_terms[s.label]:
             if walk and not others:
                 node = theory.arrow(walk[0]).source
-                value, _ = algebra.path_times(tuple(algebra.index[x] for x in walk), {0: Fraction(1)}, node, 0)
+                value, _ = algebra.path_times(tuple(algebra.index[x] for x in walk), {0: 1}, node, 0)
                 for column, v in closed(node, value).items():
                     row[column] += coefficient * v
             elif not walk and len(others) == 1 and ("S", others[0]) in columns:

@@ -178,3 +178,12 @@ def test_a_work_bound_met_once_is_met_again_by_every_reader(monkeypatch):
     for _ in range(2):
         with pytest.raises(WorkBoundExceeded, match="200000 work units"):
             list(graded_stream(theory, window(5)))
+
+
+def test_rational_couplings_count_as_their_integer_multiples(dp0):
+    # Scaling W by a constant rescales every F-term, so the ring is unchanged; with 3/7 the elimination runs in
+    # Fractions where +-1 couplings keep it in ints, and both must count the same.
+    terms = tuple(t.model_copy(update={"coefficient": t.coefficient * Fraction(3, 7)}) for t in dp0.superpotential)
+    scaled = dp0.model_copy(update={"superpotential": terms})
+    assert graded_dimensions(scaled, window(6), Budget(RING_WORK, "scaled")) == \
+        graded_dimensions(dp0, window(6), Budget(RING_WORK, "as written"))
