@@ -38,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import lcm
+from math import floor, lcm
 
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
 from physvec.verifiers.dualitycert.normal_form import derivative, superpotential_terms
@@ -192,18 +192,19 @@ class _Space:
 
 
 class _Jacobian:
-    """The graded Jacobian algebra of a theory, built grade by grade up to ``top`` (integer units)."""
+    """The graded Jacobian algebra of a theory, built grade by grade (integer units of R/``unit``)."""
 
-    def __init__(self, theory: Theory, bound: Fraction, budget: Budget) -> None:
+    def __init__(self, theory: Theory, budget: Budget) -> None:
         self.theory, self.budget = theory, budget
         self.arrows = list(theory.arrows)
         self.index = {a.label: k for k, a in enumerate(self.arrows)}
         d = potential(theory)
         weights = [a.r_charge + d[a.source] - d[a.target] for a in self.arrows]
         singlet_r = [s.r_charge for s in theory.singlets]
-        self.unit = lcm(*(x.denominator for x in (*weights, *singlet_r, bound)), 3)
+        self.unit = lcm(*(x.denominator for x in (*weights, *singlet_r)), 3)
         self.weight = [int(w * self.unit) for w in weights]
-        self.top = int(bound * self.unit)
+        self.top = 0
+        """the highest grade any reader has asked for: a guard, products never land above the grade built"""
         self.d = d
         self.into: dict[int, list[int]] = defaultdict(list)
         for k, a in enumerate(self.arrows):
@@ -384,72 +385,74 @@ def graded_stream(theory: Theory, bound: Fraction, budget: Budget | None = None)
     """(R, dimension of the generators at R) for every grade up to ``bound`` in increasing order.
 
     Call only when ring_preconditions(theory) is empty.  Raises WorkBoundExceeded past the budget.  Without a
-    budget of its own the stream is computed once per (theory, bound) and replayed (see _Replay).
+    budget of its own the ring is built once per theory and read by every caller (see _GradedRing).
     """
     if budget is not None:
-        return _stream(theory, bound, budget)
-    return iter(_replay(theory, bound))
+        return _GradedRing(theory, budget).read(bound)
+    return _ring(theory).read(bound)
 
 
-def _stream(theory: Theory, bound: Fraction, budget: Budget) -> Iterator[tuple[Fraction, int]]:
-    algebra = _Jacobian(theory, bound, budget)
-    pending = {algebra.weight[k] for k in range(len(algebra.arrows))} | \
-              {int(s.r_charge * algebra.unit) for s in theory.singlets} | \
-              {int((2 - s.r_charge) * algebra.unit) for s in theory.singlets}
-    done: set[int] = {0}
-    while pending:
-        grade = min(pending)
-        pending.discard(grade)
-        if grade > algebra.top or grade in done:
-            continue
-        done.add(grade)
-        algebra.build(grade)
-        for (_, _, g) in [key for key in algebra.spaces if key[2] == grade]:
-            pending.update(g + w for w in algebra.weight)
-        generators, relations = _generators(algebra, grade)
-        if generators:
-            yield Fraction(grade, algebra.unit), generators - relations
+class _GradedRing:
+    """One theory's generator counts, grade by grade, built only as far as some reader asked.
 
+    Why one per theory: a fixture set pairs each electric theory with every wrong dual of it, a repair loop
+    checks one A against each proposal, and the final judge reads at L = 5 what the loop read at L = 3.
+    What a grade holds does not depend on how far anyone reads, and the work units spent up to a grade are
+    the same whoever asked first, so every reader gets what a count built afresh with its own budget gives,
+    a work bound included: met once, it is met again at the same grade by every reader who reaches it.
+    Readers pull lazily (a wrong B stops the comparison at its first differing grade)."""
 
-class _Replay:
-    """One theory's graded stream, advanced only as far as some reader asked and replayed to every later one.
+    def __init__(self, theory: Theory, budget: Budget) -> None:
+        self.algebra = _Jacobian(theory, budget)
+        algebra = self.algebra
+        self.pending = {algebra.weight[k] for k in range(len(algebra.arrows))} | \
+                       {int(s.r_charge * algebra.unit) for s in theory.singlets} | \
+                       {int((2 - s.r_charge) * algebra.unit) for s in theory.singlets}
+        self.done: set[int] = {0}
+        self.counted: list[tuple[Fraction, int]] = []
+        """(R, generators) of every grade built that has any, in increasing R"""
+        self.bound_met: tuple[int, str] | None = None
+        """(the grade whose building ran out of work, the bound's message): nothing is built after it"""
 
-    Why: a fixture set pairs each electric theory with every wrong dual of it, and a repair loop checks one A
-    against each proposal, so A's ring would otherwise be rebuilt per claim.  Readers still pull lazily (a wrong
-    B stops the comparison at its first differing grade), and a work bound met once is met again, at the same
-    grade, by every reader: the result is the same as building the stream afresh with its own budget."""
-
-    def __init__(self, theory: Theory, bound: Fraction) -> None:
-        budget = Budget(RING_WORK, f"chiral ring of {theory.name or 'a theory'} up to R = {bound}")
-        self.source: Iterator[tuple[Fraction, int]] | None = _stream(theory, bound, budget)
-        self.seen: list[tuple[Fraction, int]] = []
-        self.bound_met: str | None = None
-
-    def __iter__(self) -> Iterator[tuple[Fraction, int]]:
+    def read(self, bound: Fraction) -> Iterator[tuple[Fraction, int]]:
+        top = floor(bound * self.algebra.unit)
         index = 0
         while True:
-            if index < len(self.seen):
-                yield self.seen[index]
+            if index < len(self.counted):
+                if self.counted[index][0] > bound:
+                    return
+                yield self.counted[index]
                 index += 1
-            elif self.bound_met is not None:
-                raise WorkBoundExceeded(self.bound_met)
-            elif self.source is None:
+            elif self.bound_met is not None and self.bound_met[0] <= top:
+                raise WorkBoundExceeded(self.bound_met[1])
+            elif not self.pending or min(self.pending) > top:
                 return
             else:
-                self._advance()
+                self._build_next(top)
 
-    def _advance(self) -> None:
+    def _build_next(self, top: int) -> None:
+        """Build the lowest pending grade (at most ``top``) and count its generators."""
+        algebra = self.algebra
+        grade = min(self.pending)
+        self.pending.discard(grade)
+        if grade in self.done:
+            return
+        algebra.top = max(algebra.top, top)
         try:
-            self.seen.append(next(self.source))
-        except StopIteration:
-            self.source = None  # the algebra is freed once the stream is complete
+            algebra.build(grade)
+            generators, relations = _generators(algebra, grade)
         except WorkBoundExceeded as error:
-            self.bound_met, self.source = str(error), None
+            self.bound_met = (grade, str(error))
+            return
+        self.done.add(grade)
+        self.pending.update(g + w for (_, _, g) in algebra.spaces if g == grade for w in algebra.weight)
+        if generators:
+            self.counted.append((Fraction(grade, algebra.unit), generators - relations))
 
 
-@functools.lru_cache(maxsize=32)
-def _replay(theory: Theory, bound: Fraction) -> _Replay:
-    return _Replay(theory, bound)
+@functools.lru_cache(maxsize=64)
+def _ring(theory: Theory) -> _GradedRing:
+    return _GradedRing(theory, Budget(RING_WORK, f"chiral ring of {theory.name or 'a theory'}"))
 
 
 def graded_dimensions(theory: Theory, bound: Fraction, budget: Budget | None = None) -> dict[Fraction, int]:

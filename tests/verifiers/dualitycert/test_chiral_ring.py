@@ -180,6 +180,32 @@ def test_a_work_bound_met_once_is_met_again_by_every_reader(monkeypatch):
             list(graded_stream(theory, window(5)))
 
 
+def test_readers_at_different_levels_get_what_fresh_counts_give(seed_claims):
+    # One ring per theory serves L = 3 and L = 5 (the repair loop, then the final judge), in either order.
+    dual = seed_claims["spp_N2_node0"].theory_b
+    fresh = {level: list(graded_stream(dual, window(level), Budget(RING_WORK, "fresh"))) for level in (3, 5)}
+    assert fresh[3] == [(r, n) for r, n in fresh[5] if r <= 2] and len(fresh[5]) > len(fresh[3])
+    for order in ((3, 5), (5, 3)):
+        chiral_ring._ring.cache_clear()
+        assert {level: list(graded_stream(dual, window(level))) for level in order} == fresh
+
+
+def test_a_work_bound_met_high_up_leaves_lower_readers_their_grades(monkeypatch):
+    # The bound is set to exactly the work a fresh count to R <= 2 needs, so the next grade built runs out; a
+    # shared ring that met the bound for a reader to R <= 8/3 must still answer a reader to R <= 2.
+    theory = parse_theory({"name": "two adjoints, met high up", "node_labels": ["a"], "ranks": [2],
+                           "arrows": [arrow("P", 0, 0, "1/5"), arrow("Q", 0, 0, "1/7")]})
+    measured = Budget(RING_WORK, "measured")
+    low = list(graded_stream(theory, window(3), measured))
+    with pytest.raises(WorkBoundExceeded):
+        list(graded_stream(theory, window(4), Budget(measured.used, "fresh")))
+    monkeypatch.setattr(chiral_ring, "RING_WORK", measured.used)
+    chiral_ring._ring.cache_clear()
+    with pytest.raises(WorkBoundExceeded):
+        list(graded_stream(theory, window(4)))
+    assert list(graded_stream(theory, window(3))) == low and low
+
+
 def test_rational_couplings_count_as_their_integer_multiples(dp0):
     # Scaling W by a constant rescales every F-term, so the ring is unchanged; with 3/7 the elimination runs in
     # Fractions where +-1 couplings keep it in ints, and both must count the same.
