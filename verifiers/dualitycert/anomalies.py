@@ -6,9 +6,11 @@ fundamental of SU(N_i) times the antifundamental of SU(N_j); i -> i is the adjoi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import lcm
 from typing import Any
 
 from physvec.verifiers.dualitycert.theory import Arrow, Theory
@@ -76,10 +78,21 @@ def r_trace(theory: Theory, power: int, charges: Sequence[Any] | None = None) ->
     ``charges`` replaces the encoded R-charges, in the order of ``theory.field_r()`` (a-maximisation
     passes sympy expressions); by default the trace is an exact Fraction of the encoded ones.
     """
-    values = list(theory.field_r().values()) if charges is None else list(charges)
+    if charges is None:
+        return _encoded_trace(theory, power)
     dims = [field_dimension(theory, arrow) for arrow in theory.arrows] + [1] * len(theory.singlets)
     gauginos = Fraction(sum(rank ** 2 - 1 for rank in theory.ranks))
-    return gauginos + sum(d * (r - 1) ** power for d, r in zip(dims, values, strict=True))
+    return gauginos + sum(d * (r - 1) ** power for d, r in zip(dims, charges, strict=True))
+
+
+@functools.lru_cache(maxsize=1024)
+def _encoded_trace(theory: Theory, power: int) -> Fraction:
+    """r_trace on the encoded R-charges, once per theory, summed in integers over their common denominator."""
+    charges = list(theory.field_r().values())
+    dims = [field_dimension(theory, arrow) for arrow in theory.arrows] + [1] * len(theory.singlets)
+    scale = lcm(1, *(r.denominator for r in charges))
+    total = sum(d * (r.numerator * (scale // r.denominator) - scale) ** power for d, r in zip(dims, charges, strict=True))
+    return sum(rank ** 2 - 1 for rank in theory.ranks) + Fraction(total, scale ** power)
 
 
 def central_charges(theory: Theory) -> tuple[Fraction, Fraction]:

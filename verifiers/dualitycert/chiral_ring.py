@@ -74,6 +74,11 @@ def window(level: int) -> Fraction:
 
 def ring_preconditions(theory: Theory) -> list[str]:
     """Why the graded chiral ring of ``theory`` cannot be computed (empty when it can)."""
+    return list(_ring_preconditions(theory))
+
+
+@functools.lru_cache(maxsize=1024)
+def _ring_preconditions(theory: Theory) -> tuple[str, ...]:
     problems = [f"singlet {s.label} has R = {s.r_charge} <= 0, so a grade holds infinitely many operators"
                 for s in theory.singlets if s.r_charge <= 0]
     lowest = min_cycle_mean(theory)
@@ -84,27 +89,31 @@ def ring_preconditions(theory: Theory) -> list[str]:
                  for index, term in enumerate(theory.superpotential) if walk_breaks(theory, term)]
     problems += [f"W term {index} has R = {term_r_charge(theory, term)} != 2, so F-terms are not graded"
                  for index, term in enumerate(theory.superpotential) if term_r_charge(theory, term) != 2]
-    return problems
+    return tuple(problems)
 
 
+@functools.lru_cache(maxsize=1024)
 def min_cycle_mean(theory: Theory) -> Fraction | None:
-    """The least mean R per arrow over the quiver's cycles (Karp's algorithm, exact); None if acyclic."""
-    nodes, infinity = len(theory.ranks), None
-    least = [[Fraction(0)] * nodes] + [[infinity] * nodes for _ in range(nodes)]
+    """The least mean R per arrow over the quiver's cycles (Karp's algorithm, exact); None if acyclic.
+
+    In integers: every R is scaled by the arrows' common denominator, and only the means are Fractions."""
+    scale = lcm(1, *(arrow.r_charge.denominator for arrow in theory.arrows))
+    arrows = [(arrow.source, arrow.target, int(arrow.r_charge * scale)) for arrow in theory.arrows]
+    nodes = len(theory.ranks)
+    least: list[list[int | None]] = [[0] * nodes] + [[None] * nodes for _ in range(nodes)]
     for steps in range(1, nodes + 1):
-        for arrow in theory.arrows:
-            before = least[steps - 1][arrow.source]
-            if before is not None:
-                candidate = before + arrow.r_charge
-                current = least[steps][arrow.target]
-                least[steps][arrow.target] = candidate if current is None else min(current, candidate)
+        before, now = least[steps - 1], least[steps]
+        for source, target, weight in arrows:
+            if before[source] is not None:
+                candidate = before[source] + weight
+                now[target] = candidate if now[target] is None else min(now[target], candidate)
     means = []
     for node in range(nodes):
         if least[nodes][node] is None:
             continue
-        means.append(max((least[nodes][node] - least[k][node]) / (nodes - k)
+        means.append(max(Fraction(least[nodes][node] - least[k][node], nodes - k)
                          for k in range(nodes) if least[k][node] is not None))
-    return min(means) if means else None
+    return min(means) / scale if means else None
 
 
 def potential(theory: Theory) -> dict[int, Fraction]:

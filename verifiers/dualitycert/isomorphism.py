@@ -225,20 +225,27 @@ def _sectors(theory: Theory) -> list[tuple[Graph, Graph]]:
             for nodes in _components(graph)]
 
 
-def _sector_key(sector: tuple[Graph, Graph], budget: Budget) -> frozenset:
-    """A sector up to isomorphism and conjugation: the canonical keys of it and of its conjugate."""
-    forms = [canonical(graph) for graph in sector]
-    budget.spend(sum(form.size for form in forms))
-    return frozenset(form.key for form in forms)
+def _sector_keys(theory: Theory, budget: Budget) -> Counter:
+    """The normal form's sectors, each up to isomorphism and conjugation (the canonical keys of it and of its
+    conjugate), counted; the comparison spends the size of every sector graph."""
+    keys, size = _sector_forms(theory)
+    budget.spend(size)
+    return Counter(keys)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sector_forms(theory: Theory) -> tuple[tuple[frozenset, ...], int]:
+    keys, size = [], 0
+    for sector in _sectors(normal_form(theory)):
+        forms = [canonical(graph) for graph in sector]
+        keys.append(frozenset(form.key for form in forms))
+        size += sum(form.size for form in forms)
+    return tuple(keys), size
 
 
 def _contains(big: Counter, small: Counter) -> bool:
     """Every sector of ``small`` matched to its own sector of ``big``."""
     return all(big[key] >= count for key, count in small.items())
-
-
-def _sector_keys(theory: Theory, budget: Budget) -> Counter:
-    return Counter(_sector_key(sector, budget) for sector in _sectors(normal_form(theory)))
 
 
 def same_sectors(first: Theory, second: Theory, budget: Budget | None = None) -> bool:

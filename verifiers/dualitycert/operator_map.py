@@ -31,6 +31,7 @@ that cannot be decided within them is reported as undecided, and the caller says
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
@@ -59,8 +60,10 @@ class NodeFinding:
                 "couplings_match": self.couplings_match, "reason": self.reason}
 
 
-def _without_couplings(theory: Theory) -> Theory:
-    return theory.model_copy(update={"superpotential": ()})
+@functools.lru_cache(maxsize=1024)
+def _content_graph(theory: Theory, conjugate: bool) -> Graph:
+    """The theory's field content (ranks, arrows, singlets; W left out) as a graph, once per theory."""
+    return theory_graph(theory.model_copy(update={"superpotential": ()}), conjugate)
 
 
 def _graphs(first: Theory, second: Theory) -> list[tuple[Graph, Graph]]:
@@ -71,8 +74,8 @@ def _graphs(first: Theory, second: Theory) -> list[tuple[Graph, Graph]]:
 
 def same_field_content(first: Theory, second: Theory, budget: Budget) -> bool:
     """Same ranks, arrows and singlets (with R-charges) up to labels and conjugation, W ignored."""
-    return any(isomorphic(one, two, budget) for one, two in _graphs(_without_couplings(first),
-                                                                    _without_couplings(second)))
+    target = _content_graph(second, False)
+    return any(isomorphic(_content_graph(first, conjugate), target, budget) for conjugate in (False, True))
 
 
 def same_couplings(first: Theory, second: Theory, budget: Budget) -> bool | None:

@@ -14,6 +14,7 @@ that cannot be read is an error outcome, never a certificate.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -138,6 +139,29 @@ class Theory(_Strict):
     @property
     def nodes(self) -> range:
         return range(len(self.ranks))
+
+    @functools.cached_property
+    def identity(self) -> str:
+        """The theory in canonical JSON, computed once: what equality and hashing compare.
+
+        Why: every check caches what it derives per theory (a fixture set pairs one electric theory, read
+        afresh from each file, with every wrong dual of it), and pydantic's own hash and equality walk every
+        arrow and term as models at each cache lookup, which cost more than most checks."""
+        return self.model_dump_json()
+
+    def __hash__(self) -> int:
+        return hash(self.identity)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Theory):
+            return NotImplemented
+        return self is other or self.identity == other.identity
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Theory:
+        """A copy whose identity is computed afresh (pydantic's copy would carry the original's over)."""
+        copied = super().model_copy(update=update, deep=deep)
+        copied.__dict__.pop("identity", None)
+        return copied
 
     def field_r(self) -> dict[str, Fraction]:
         """Every field's R-charge by label."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -46,3 +47,14 @@ def test_a_claim_needs_both_theories_and_names_the_side_at_fault():
     broken["ranks"] = [3, 3]
     with pytest.raises(MalformedTheory, match=r"theory_b\.node_labels: 3 labels for 2 ranks"):
         parse_claim({"theory_a": dp0_data(), "theory_b": broken})
+
+
+def test_equality_and_hash_follow_the_fields_also_after_a_copy_with_changes(dp0):
+    # Every per-theory cache keys on the theory: a copy with changed fields must not share the original's
+    # identity (pydantic's model_copy carries cached attributes over), and an equal theory read afresh must.
+    assert hash(dp0) and dp0.identity
+    changed = dp0.model_copy(update={"ranks": (4, 4, 4)})
+    assert changed != dp0 and changed.identity != dp0.identity and changed.ranks == (4, 4, 4)
+    reread = parse_theory(json.loads(dp0.to_json()))
+    assert reread == dp0 and hash(reread) == hash(dp0) and reread is not dp0
+    assert dp0.model_copy() == dp0 and dp0 != "dP0"
