@@ -12,7 +12,13 @@ field per singlet, U(1)_R as the one global symmetry (so that QFTCert runs its R
 its R-anomaly checks), each W term as its ordered factor list with its coefficient.  A cell whose theory
 QFTCert's objects reject is reported as not bridged, with the reason.
 
-    python benchmarks/qftcert_side_by_side.py --qftcert /tmp/qftcert [--levels 3 5] [--limit N]
+DualityCert keeps what it derives per theory (memo.py).  Fixture generation certifies every fixture, so
+everything it kept is forgotten before the timing starts: each level's pass then meets every B for the first
+time at L = 3, and at L = 5 reads what L = 3 built, as a repair loop and its final judge do.  ``--cold``
+forgets everything before every claim as well (each claim as the first in a fresh process), the strictest
+comparison; QFTCert keeps nothing between claims either way.
+
+    python benchmarks/qftcert_side_by_side.py --qftcert /tmp/qftcert [--levels 3 5] [--limit N] [--cold]
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 
+from physvec.verifiers.dualitycert import memo
 from physvec.verifiers.dualitycert.dualize import dualize
 from physvec.verifiers.dualitycert.fixtures import FixtureConfig, generate, load_fixtures
 from physvec.verifiers.dualitycert.registry import Settings, certify
@@ -95,8 +102,11 @@ def _timed(check: Callable[[], str]) -> tuple[float, str]:
     return time.perf_counter() - started, verdict
 
 
-def compare(qft: SimpleNamespace, claims: list[tuple[str, str, Claim]], levels: tuple[int, ...]) -> list[Row]:
-    """Each claim at each level, QFTCert then DualityCert, alternating in this process."""
+def compare(qft: SimpleNamespace, claims: list[tuple[str, str, Claim]], levels: tuple[int, ...],
+            cold: bool = False) -> list[Row]:
+    """Each claim at each level, QFTCert then DualityCert, alternating in this process; DualityCert starts with
+    nothing kept, and with ``cold`` forgets everything before every claim."""
+    memo.clear()
     rows = []
     for level in levels:
         for name, kind, claim in claims:
@@ -106,6 +116,8 @@ def compare(qft: SimpleNamespace, claims: list[tuple[str, str, Claim]], levels: 
                 theirs_seconds, theirs = None, f"not bridged: {error}"
             else:
                 theirs_seconds, theirs = _timed(lambda: qft.evaluate_claim(theirs_claim).overall_status.name.lower())
+            if cold:
+                memo.clear()
             ours_seconds, ours = _timed(lambda: certify(claim, Settings(level=level)).verdict.value)
             rows.append(Row(name, kind, level, ours_seconds, ours, theirs_seconds, theirs))
     return rows
@@ -153,11 +165,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", type=int, nargs="+", default=[3, 5])
     parser.add_argument("--fixtures", type=Path, help="fixture folder (default: generate with seed 0)")
     parser.add_argument("--limit", type=int, help="first N seed cells and first N fixtures only")
+    parser.add_argument("--cold", action="store_true", help="DualityCert forgets what it kept before every claim")
     arguments = parser.parse_args(argv)
     if arguments.qftcert is None or not Path(arguments.qftcert).is_dir():
         parser.error(f"give a QFTCert checkout with --qftcert or ${ENVIRONMENT}")
     qft = import_qftcert(Path(arguments.qftcert))
-    rows = compare(qft, claims_to_compare(arguments.fixtures, arguments.limit), tuple(arguments.levels))
+    rows = compare(qft, claims_to_compare(arguments.fixtures, arguments.limit), tuple(arguments.levels),
+                   arguments.cold)
     print(f"{'claim':44} {'kind':8} L  {'ours s':>8} {'ours':11} {'QFTCert s':>9} QFTCert")
     for r in rows:
         theirs = f"{r.theirs_seconds:9.3f}" if r.theirs_seconds is not None else f"{'-':>9}"

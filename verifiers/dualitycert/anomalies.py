@@ -6,13 +6,13 @@ fundamental of SU(N_i) times the antifundamental of SU(N_j); i -> i is the adjoi
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 from typing import Any
 
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.theory import Arrow, Theory
 
 HALF = Fraction(1, 2)
@@ -85,7 +85,7 @@ def r_trace(theory: Theory, power: int, charges: Sequence[Any] | None = None) ->
     return gauginos + sum(d * (r - 1) ** power for d, r in zip(dims, charges, strict=True))
 
 
-@functools.lru_cache(maxsize=1024)
+@per_theory(maxsize=1024)
 def _encoded_trace(theory: Theory, power: int) -> Fraction:
     """r_trace on the encoded R-charges, once per theory, summed in integers over their common denominator."""
     charges = list(theory.field_r().values())

@@ -33,7 +33,6 @@ are graded.  The work is bounded (bounds.py): past the bound the count stops and
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,7 +40,8 @@ from fractions import Fraction
 from math import floor, lcm
 
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
-from physvec.verifiers.dualitycert.normal_form import derivative, superpotential_terms
+from physvec.verifiers.dualitycert.memo import per_theory
+from physvec.verifiers.dualitycert.normal_form import derivatives, superpotential_terms
 from physvec.verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
 from physvec.verifiers.dualitycert.theory import Theory
 
@@ -77,7 +77,7 @@ def ring_preconditions(theory: Theory) -> list[str]:
     return list(_ring_preconditions(theory))
 
 
-@functools.lru_cache(maxsize=1024)
+@per_theory(maxsize=1024)
 def _ring_preconditions(theory: Theory) -> tuple[str, ...]:
     problems = [f"singlet {s.label} has R = {s.r_charge} <= 0, so a grade holds infinitely many operators"
                 for s in theory.singlets if s.r_charge <= 0]
@@ -92,7 +92,7 @@ def _ring_preconditions(theory: Theory) -> tuple[str, ...]:
     return tuple(problems)
 
 
-@functools.lru_cache(maxsize=1024)
+@per_theory(maxsize=1024)
 def min_cycle_mean(theory: Theory) -> Fraction | None:
     """The least mean R per arrow over the quiver's cycles (Karp's algorithm, exact); None if acyclic.
 
@@ -120,15 +120,18 @@ def potential(theory: Theory) -> dict[int, Fraction]:
     """Node potentials d with R(a) + d(tail) - d(head) >= mu/2 > 0 on every arrow (mu: least cycle mean).
 
     Shortest distances for the weights R - mu/2 (Bellman-Ford from every node at 0): no cycle is negative
-    for these weights, and the triangle inequality d(head) <= d(tail) + R(a) - mu/2 is the claim.
+    for these weights, and the triangle inequality d(head) <= d(tail) + R(a) - mu/2 is the claim.  In
+    integers over the common denominator of the R-charges and the shift.
     """
     mean = min_cycle_mean(theory)
     shift = mean / 2 if mean is not None else Fraction(1)
-    distance = {node: Fraction(0) for node in theory.nodes}
+    scale = lcm(shift.denominator, *(arrow.r_charge.denominator for arrow in theory.arrows))
+    arrows = [(arrow.source, arrow.target, int((arrow.r_charge - shift) * scale)) for arrow in theory.arrows]
+    distance = [0] * len(theory.ranks)
     for _ in theory.nodes:
-        for arrow in theory.arrows:
-            distance[arrow.target] = min(distance[arrow.target], distance[arrow.source] + arrow.r_charge - shift)
-    return distance
+        for source, target, weight in arrows:
+            distance[target] = min(distance[target], distance[source] + weight)
+    return {node: Fraction(value, scale) for node, value in enumerate(distance)}
 
 
 @dataclass
@@ -145,6 +148,8 @@ class _Space:
     position: dict[int, int] = field(default_factory=dict)
     lookup: dict[tuple[int, int], int] = field(default_factory=dict)
     """coordinate -> its index"""
+    expressions: dict[int, Vector] = field(default_factory=dict)
+    """coordinate index -> the element it stands for, over the basis (filled as products ask for them)"""
 
     def __post_init__(self) -> None:
         self.lookup = {c: n for n, c in enumerate(self.coordinates)}
@@ -187,16 +192,23 @@ class _Space:
         self.basis = [c for c in range(len(self.coordinates)) if c not in self.rows]
         self.position = {c: index for index, c in enumerate(self.basis)}
 
+    def expression(self, coordinate: int) -> Vector:
+        """The element one coordinate stands for, over the basis; computed once per coordinate, since a product
+        with a basis element (one coordinate) is what the algebra asks for most.  Shared: callers only read it."""
+        found = self.expressions.get(coordinate)
+        if found is None:
+            row = self.rows.get(coordinate)
+            found = {self.position[coordinate]: 1} if row is None else \
+                {self.position[column]: -entry for column, entry in row.items() if column != coordinate}
+            self.expressions[coordinate] = found
+        return found
+
     def reduce(self, vector: Vector) -> Vector:
         """The element of J a coordinate vector stands for, over the basis."""
         out: dict[int, Number] = defaultdict(int)
         for coordinate, value in vector.items():
-            if coordinate in self.rows:
-                for column, entry in self.rows[coordinate].items():
-                    if column != coordinate:
-                        out[self.position[column]] -= value * entry
-            else:
-                out[self.position[coordinate]] += value
+            for k, v in self.expression(coordinate).items():
+                out[k] += value * v
         return {k: v for k, v in out.items() if v}
 
 
@@ -206,6 +218,7 @@ class _Jacobian:
     def __init__(self, theory: Theory, budget: Budget) -> None:
         self.theory, self.budget = theory, budget
         self.arrows = list(theory.arrows)
+        self.tail = [a.source for a in self.arrows]
         self.index = {a.label: k for k, a in enumerate(self.arrows)}
         d = potential(theory)
         weights = [a.r_charge + d[a.source] - d[a.target] for a in self.arrows]
@@ -216,23 +229,30 @@ class _Jacobian:
         """the highest grade any reader has asked for: a guard, products never land above the grade built"""
         self.d = d
         self.into: dict[int, list[int]] = defaultdict(list)
+        self.out: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        """node -> (arrow, its head) for every arrow leaving the node"""
         for k, a in enumerate(self.arrows):
             self.into[a.target].append(k)
+            self.out[a.source].append((k, a.target))
+        self.built: dict[int, list[tuple[int, int, _Space]]] = {}
+        """grade -> (i, j, J(i, j)) for every space built at that grade, in building order"""
         self.spaces: dict[tuple[int, int, int], _Space] = {}
         for node in theory.nodes:
             identity = _Space(coordinates=[(-1, 0)])
             identity.close()
             self.spaces[(node, node, 0)] = identity
         terms = superpotential_terms(theory)
-        planar = {key: c for key, c in terms.items() if not key[1]}
-        # F-terms of arrows from the singlet-free terms: (arrow, [(coefficient, path as arrow indices)], grade)
-        self.f_terms = []
+        planar = derivatives({key: c for key, c in terms.items() if not key[1]})
+        everything = derivatives(terms)
+        # F-terms of arrows from the singlet-free terms, by the node they land on (the arrow's head):
+        # (arrow, [(coefficient, path as arrow indices)], grade)
+        self.f_terms: dict[int, list[tuple[int, list[tuple[Number, tuple[int, ...]]], int]]] = defaultdict(list)
         for k, a in enumerate(self.arrows):
-            parts = [(_exact(c), tuple(self.index[x] for x in walk)) for c, walk, _ in derivative(planar, a.label)]
+            parts = [(_exact(c), tuple(self.index[x] for x in walk)) for c, walk, _ in planar.get(a.label, [])]
             if parts:
                 grade = int(((2 - a.r_charge) + d[a.target] - d[a.source]) * self.unit)
-                self.f_terms.append((k, parts, grade))
-        self.singlet_terms = {s.label: [(_exact(c), walk, others) for c, walk, others in derivative(terms, s.label)]
+                self.f_terms[a.target].append((k, parts, grade))
+        self.singlet_terms = {s.label: [(_exact(c), walk, others) for c, walk, others in everything.get(s.label, [])]
                               for s in theory.singlets}
         self._right: dict[tuple[int, int, int, int, int], Vector] = {}
 
@@ -240,13 +260,17 @@ class _Jacobian:
         return self.spaces.get((i, j, grade))
 
     def left(self, arrow: int, element: Vector, j: int, grade: int) -> tuple[Vector, int]:
-        """arrow x element, element in J(head, j) at ``grade``: (result in J(tail, j), its grade)."""
-        a = self.arrows[arrow]
+        """arrow x element, element in J(head, j) at ``grade``: (result in J(tail, j), its grade).  Read only
+        when ``element`` is one basis element with coefficient 1 (the usual case: a product's coordinate)."""
         target_grade = grade + self.weight[arrow]
-        space = self.spaces.get((a.source, j, target_grade))
+        space = self.spaces.get((self.tail[arrow], j, target_grade))
         if space is None or target_grade > self.top:
             return {}, target_grade
         self.budget.spend(len(element))
+        if len(element) == 1:
+            (b, value), = element.items()
+            found = space.expression(space.lookup[(arrow, b)])
+            return (found if value == 1 else {k: value * v for k, v in found.items()}), target_grade
         return space.reduce({space.lookup[(arrow, b)]: v for b, v in element.items()}), target_grade
 
     def path_times(self, path: tuple[int, ...], element: Vector, j: int, grade: int) -> tuple[Vector, int]:
@@ -278,29 +302,28 @@ class _Jacobian:
     def build(self, grade: int) -> None:
         """Every J(i, j) at ``grade``: coordinates, then the F-term relations that land there."""
         nodes = list(self.theory.nodes)
+        built = []
         for i in nodes:
             for j in nodes:
                 coordinates = []
-                for k, a in enumerate(self.arrows):
-                    if a.source != i:
-                        continue
-                    below = self.spaces.get((a.target, j, grade - self.weight[k]))
+                for k, head in self.out[i]:
+                    below = self.spaces.get((head, j, grade - self.weight[k]))
                     if below is not None:
                         coordinates += [(k, b) for b in range(len(below.basis))]
                 if coordinates:
                     self.budget.spend(len(coordinates))
-                    self.spaces[(i, j, grade)] = _Space(coordinates=coordinates)
-        for (i, j, g), space in list(self.spaces.items()):
-            if g == grade:
-                self._relations(i, j, grade, space)
-                space.close()
+                    space = _Space(coordinates=coordinates)
+                    self.spaces[(i, j, grade)] = space
+                    built.append((i, j, space))
+        self.built[grade] = built
+        for i, j, space in built:
+            self._relations(i, j, grade, space)
+            space.close()
 
     def _relations(self, i: int, j: int, grade: int, space: _Space) -> None:
         lookup = space.lookup
-        for arrow, parts, f_grade in self.f_terms:
+        for arrow, parts, f_grade in self.f_terms[i]:
             x = self.arrows[arrow]
-            if x.target != i:
-                continue
             below = self.spaces.get((x.source, j, grade - f_grade))
             if below is not None:
                 for b in range(len(below.basis)):
@@ -341,34 +364,40 @@ class _Jacobian:
 
 
 def _generators(algebra: _Jacobian, grade: int) -> tuple[int, int]:
-    """(generators, relations rank) of the cyclic quotient plus singlets at ``grade``."""
+    """(generators, relations rank) of the cyclic quotient plus singlets at ``grade``.
+
+    Columns: the basis of each J(node, node) at ``grade`` from its node's offset on, then the singlets."""
     theory = algebra.theory
-    columns: dict[tuple, int] = {}
+    offset: dict[int, int] = {}
+    columns = 0
     for node in theory.nodes:
         space = algebra.space(node, node, grade)
         if space is not None:
-            for b in range(len(space.basis)):
-                columns[("J", node, b)] = len(columns)
+            offset[node] = columns
+            columns += len(space.basis)
+    singlet_column: dict[str, int] = {}
     for s in theory.singlets:
         if s.r_charge * algebra.unit == grade:
-            columns[("S", s.label)] = len(columns)
-    quotient = _Space(coordinates=[(0, 0)] * len(columns))
+            singlet_column[s.label] = columns
+            columns += 1
+    quotient = _Space()
 
     def closed(node: int, element: Vector) -> Vector:
-        return {columns[("J", node, b)]: v for b, v in element.items()}
+        return {offset[node] + b: v for b, v in element.items()}
 
     for k, a in enumerate(algebra.arrows):
-        below = algebra.space(a.target, a.source, grade - algebra.weight[k])
-        if below is None or grade - algebra.weight[k] == 0:
+        lower = grade - algebra.weight[k]
+        below = algebra.space(a.target, a.source, lower)
+        if below is None or lower == 0:
             continue
         for b in range(len(below.basis)):
-            left, _ = algebra.left(k, {b: 1}, a.source, grade - algebra.weight[k])
-            right = algebra.right(a.target, a.source, grade - algebra.weight[k], b, k)
+            left, _ = algebra.left(k, {b: 1}, a.source, lower)
+            right = algebra.right(a.target, a.source, lower, b, k)
             row: dict[int, Number] = defaultdict(int)
-            for column, value in closed(a.source, left).items():
-                row[column] += value
-            for column, value in closed(a.target, right).items():
-                row[column] -= value
+            for column, value in left.items():
+                row[offset[a.source] + column] += value
+            for column, value in right.items():
+                row[offset[a.target] + column] -= value
             quotient.add_relation(row, algebra.budget)
     for k, a in enumerate(algebra.arrows):
         if a.is_adjoint and algebra.weight[k] == grade:
@@ -377,17 +406,17 @@ def _generators(algebra: _Jacobian, grade: int) -> tuple[int, int]:
     for s in theory.singlets:
         if (2 - s.r_charge) * algebra.unit != grade:
             continue
-        row: dict[int, Number] = defaultdict(int)
+        row = defaultdict(int)
         for coefficient, walk, others in algebra.singlet_terms[s.label]:
             if walk and not others:
                 node = theory.arrow(walk[0]).source
                 value, _ = algebra.path_times(tuple(algebra.index[x] for x in walk), {0: 1}, node, 0)
                 for column, v in closed(node, value).items():
                     row[column] += coefficient * v
-            elif not walk and len(others) == 1 and ("S", others[0]) in columns:
-                row[columns[("S", others[0])]] += coefficient
+            elif not walk and len(others) == 1 and others[0] in singlet_column:
+                row[singlet_column[others[0]]] += coefficient
         quotient.add_relation(row, algebra.budget)
-    return len(columns), len(quotient.rows)
+    return columns, len(quotient.rows)
 
 
 def graded_stream(theory: Theory, bound: Fraction, budget: Budget | None = None) -> Iterator[tuple[Fraction, int]]:
@@ -454,14 +483,24 @@ class _GradedRing:
             self.bound_met = (grade, str(error))
             return
         self.done.add(grade)
-        self.pending.update(g + w for (_, _, g) in algebra.spaces if g == grade for w in algebra.weight)
+        if algebra.built[grade]:
+            self.pending.update(grade + w for w in algebra.weight)
         if generators:
             self.counted.append((Fraction(grade, algebra.unit), generators - relations))
 
 
-@functools.lru_cache(maxsize=64)
 def _ring(theory: Theory) -> _GradedRing:
-    return _GradedRing(theory, Budget(RING_WORK, f"chiral ring of {theory.name or 'a theory'}"))
+    """The shared ring of ``theory``'s quiver with potential: the count reads arrows, singlets and W only (the
+    planar count has no rank in it, and names are names), so a claim that differs from another only in a rank
+    or a label reads the same ring."""
+    quiver = theory.model_copy(update={"name": "", "node_labels": tuple(map(str, theory.nodes)),
+                                       "ranks": (2,) * len(theory.ranks), "u1_globals": ()})
+    return _quiver_ring(quiver)
+
+
+@per_theory(maxsize=64)
+def _quiver_ring(quiver: Theory) -> _GradedRing:
+    return _GradedRing(quiver, Budget(RING_WORK, "the chiral ring count"))
 
 
 def graded_dimensions(theory: Theory, bound: Fraction, budget: Budget | None = None) -> dict[Fraction, int]:

@@ -21,14 +21,12 @@ theory whose 't Hooft anomalies and central charges differ from A's.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from fractions import Fraction
 
-from physvec.verifiers.dualitycert.anomalies import charged_at
-from physvec.verifiers.dualitycert.anomalies import dynkin_index
-from physvec.verifiers.dualitycert.anomalies import mixed_r_anomaly
+from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index, mixed_r_anomaly
 from physvec.verifiers.dualitycert.exact_linear import Vec
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.normal_form import (NotExact, Terms, adjoint_labels, as_terms, clean, cyclic,
                                                       expand_traces, integrate_all, least_rotation)
 from physvec.verifiers.dualitycert.superpotential import term_r_charge
@@ -212,7 +210,7 @@ def dualize(theory: Theory, node: int) -> Theory:
     return dual
 
 
-@functools.lru_cache(maxsize=512)
+@per_theory(maxsize=512)
 def _dual_or_reason(theory: Theory, node: int) -> Theory | str:
     try:
         return _dual(theory, node)

@@ -24,14 +24,13 @@ describe the same torus whatever basis the fields were written in.
 
 from __future__ import annotations
 
-import functools
 import random
 from collections import defaultdict
-from fractions import Fraction
 
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index, field_dimension
-from physvec.verifiers.dualitycert.exact_linear import Vec, nullspace, rref
+from physvec.verifiers.dualitycert.exact_linear import Q, Vec, nullspace, rref
 from physvec.verifiers.dualitycert.global_symmetries import Anomalies
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.theory import Theory
 
 Matrix = list[Vec]
@@ -67,19 +66,19 @@ def symmetry_algebra(theory: Theory) -> list[Generator]:
     unknown = {(row, column): n for n, (row, column) in
                enumerate((row, column) for members in grouping for row in members for column in members)}
     singlets = frozenset(s.label for s in theory.singlets)
-    variations: dict[tuple, Vec] = defaultdict(lambda: [Fraction(0)] * len(unknown))
+    variations: dict[tuple, Vec] = defaultdict(lambda: [Q(0)] * len(unknown))
     for term in theory.superpotential:
         for position, factor in enumerate(term.factors):
             varied = index[factor]
             for partner in grouping[block_of[varied]]:
                 replaced = (*term.factors[:position], labels[partner], *term.factors[position + 1:])
-                variations[_word(replaced, singlets)][unknown[(varied, partner)]] += term.coefficient
+                variations[_word(replaced, singlets)][unknown[(varied, partner)]] += Q(term.coefficient)
     rows = list(variations.values())
     for node in theory.nodes:
-        row = [Fraction(0)] * len(unknown)
+        row = [Q(0)] * len(unknown)
         for charge in charged_at(theory, node):
             field = index[charge.arrow.label]
-            row[unknown[(field, field)]] += dynkin_index(charge.kind, theory.ranks[node]) * charge.multiplicity
+            row[unknown[(field, field)]] += Q(dynkin_index(charge.kind, theory.ranks[node])) * charge.multiplicity
         rows.append(row)
     sizes = [len(members) for members in grouping]
     return [_unflattened(vector, sizes) for vector in nullspace(rows, len(unknown))]
@@ -102,7 +101,7 @@ def _product(x: Matrix, y: Matrix) -> Matrix:
     width = len(y[0]) if y else 0
     out = []
     for row in x:
-        total = [Fraction(0)] * width
+        total = [Q(0)] * width
         for m, entry in enumerate(row):
             if entry:
                 for j, other in enumerate(y[m]):
@@ -113,7 +112,7 @@ def _product(x: Matrix, y: Matrix) -> Matrix:
 
 
 def _combination(weights: Vec, basis: list[Vec]) -> Vec:
-    return [sum((w * v[n] for w, v in zip(weights, basis) if w), Fraction(0)) for n in range(len(basis[0]))]
+    return [sum((w * v[n] for w, v in zip(weights, basis) if w), Q(0)) for n in range(len(basis[0]))]
 
 
 def cartan_subalgebra(algebra: list[Generator]) -> list[Generator]:
@@ -126,7 +125,7 @@ def cartan_subalgebra(algebra: list[Generator]) -> list[Generator]:
     rng = random.Random(0)
     best: list[Vec] | None = None
     for _ in range(REGULAR_TRIES):
-        x = _unflattened(_combination([Fraction(rng.randint(1, 997)) for _ in basis], basis), sizes)
+        x = _unflattened(_combination([Q(rng.randint(1, 997)) for _ in basis], basis), sizes)
         # column j of ad(x): [x, b_j] in the rref basis, whose coordinates are its entries at the pivots
         columns = [[_flat(_commutator(x, g))[p] for p in pivots] for g in generators]
         kernel = _generalised_kernel([list(row) for row in zip(*columns)])
@@ -152,7 +151,7 @@ def _commutator(x: Generator, y: Generator) -> Generator:
             for a, b in zip(x, y)]
 
 
-@functools.lru_cache(maxsize=256)
+@per_theory(maxsize=256)
 def hidden_symmetries(theory: Theory, diagonal: int) -> list[Generator] | None:
     """A Cartan subalgebra of the symmetries when it is larger than the ``diagonal`` U(1)s found in the
     field basis as written (the basis hides some), else None.  Cached: a fixture set reuses each electric
@@ -168,18 +167,18 @@ def anomalies_on(theory: Theory, generators: list[Generator]) -> Anomalies:
     """Tr T, Tr R^2 T, Tr R T T', Tr T T' T'' over the fermions, for block-diagonal generators."""
     grouping = blocks(theory)
     weights = [field_dimension(theory, a) for a in theory.arrows] + [1] * len(theory.singlets)
-    fermion_r = [r - 1 for r in theory.field_r().values()]
+    fermion_r = [Q(r) - 1 for r in theory.field_r().values()]
     block_weight = [weights[members[0]] for members in grouping]
     block_r = [fermion_r[members[0]] for members in grouping]
 
-    def trace(power: int, *factors: Generator) -> Fraction:
+    def trace(power: int, *factors: Generator) -> Q:
         """Sum over blocks of dimension x (R - 1)^power x tr(product of the factors' blocks)."""
-        total = Fraction(0)
+        total = Q(0)
         for b in range(len(grouping)):
             product = factors[0][b]
             for factor in factors[1:]:
                 product = _product(product, factor[b])
-            diagonal = sum((product[i][i] for i in range(len(product))), Fraction(0))
+            diagonal = sum((product[i][i] for i in range(len(product))), Q(0))
             if diagonal:
                 total += block_weight[b] * block_r[b] ** power * diagonal
         return total

@@ -24,16 +24,10 @@ must still agree.  With q singular no map can be derived: the obligation is unkn
 
 from __future__ import annotations
 
-from fractions import Fraction
 from itertools import product
 
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index, field_dimension
-from physvec.verifiers.dualitycert.exact_linear import Vec
-from physvec.verifiers.dualitycert.exact_linear import apply
-from physvec.verifiers.dualitycert.exact_linear import dot
-from physvec.verifiers.dualitycert.exact_linear import inverse
-from physvec.verifiers.dualitycert.exact_linear import nullspace
-from physvec.verifiers.dualitycert.exact_linear import rref
+from physvec.verifiers.dualitycert.exact_linear import Q, Vec, apply, dot, inverse, nullspace, rref
 from physvec.verifiers.dualitycert.theory import Theory
 
 MAX_SYMMETRIES = 24
@@ -50,14 +44,14 @@ def flavour_symmetries(theory: Theory) -> list[Vec]:
     index = {label: i for i, label in enumerate(labels)}
     rows = []
     for term in theory.superpotential:
-        row = [Fraction(0)] * len(labels)
+        row = [Q(0)] * len(labels)
         for factor in term.factors:
             row[index[factor]] += 1
         rows.append(row)
     for node in theory.nodes:
-        row = [Fraction(0)] * len(labels)
+        row = [Q(0)] * len(labels)
         for charge in charged_at(theory, node):
-            row[index[charge.arrow.label]] += dynkin_index(charge.kind, theory.ranks[node]) * charge.multiplicity
+            row[index[charge.arrow.label]] += Q(dynkin_index(charge.kind, theory.ranks[node])) * charge.multiplicity
         rows.append(row)
     return nullspace(rows, len(labels))
 
@@ -72,36 +66,36 @@ class Anomalies:
         if len(basis) > MAX_SYMMETRIES:
             raise Underivable(f"{len(basis)} independent U(1)s exceed the bound {MAX_SYMMETRIES}")
         weights = [field_dimension(theory, a) for a in theory.arrows] + [1] * len(theory.singlets)
-        fermion_r = [r - 1 for r in theory.field_r().values()]
+        fermion_r = [Q(r) - 1 for r in theory.field_r().values()]
         k = len(basis)
         self.k = k
-        self.g = [sum((w * b[f] for f, w in enumerate(weights)), Fraction(0)) for b in basis]
-        self.l = [sum((w * fermion_r[f] ** 2 * b[f] for f, w in enumerate(weights)), Fraction(0)) for b in basis]
-        self.q = [[sum((w * fermion_r[f] * basis[i][f] * basis[j][f] for f, w in enumerate(weights)), Fraction(0))
+        self.g = [sum((w * b[f] for f, w in enumerate(weights)), Q(0)) for b in basis]
+        self.l = [sum((w * fermion_r[f] ** 2 * b[f] for f, w in enumerate(weights)), Q(0)) for b in basis]
+        self.q = [[sum((w * fermion_r[f] * basis[i][f] * basis[j][f] for f, w in enumerate(weights)), Q(0))
                    for j in range(k)] for i in range(k)]
         self.c = {(i, j, m): sum((w * basis[i][f] * basis[j][f] * basis[m][f] for f, w in enumerate(weights)),
-                                 Fraction(0))
+                                 Q(0))
                   for i in range(k) for j in range(i, k) for m in range(j, k)}
 
     @classmethod
-    def from_tensors(cls, g: Vec, l: Vec, q: list[Vec], c: dict[tuple[int, int, int], Fraction]) -> Anomalies:
+    def from_tensors(cls, g: Vec, l: Vec, q: list[Vec], c: dict[tuple[int, int, int], Q]) -> Anomalies:
         """The tensors on some other basis of U(1)s (a restriction, or generators that mix fields)."""
         new = object.__new__(cls)
         new.k, new.g, new.l, new.q, new.c = len(g), g, l, q, c
         return new
 
-    def entry(self, i: int, j: int, m: int) -> Fraction:
+    def entry(self, i: int, j: int, m: int) -> Q:
         return self.c[tuple(sorted((i, j, m)))]
 
-    def full_contraction(self, inverse: list[Vec]) -> Fraction:
+    def full_contraction(self, inverse: list[Vec]) -> Q:
         """c_ijm c_abe H^ia H^jb H^me: the cubic anomaly contracted with itself through q^-1."""
         k = self.k
         raised = [[[self.entry(i, j, m) for m in range(k)] for j in range(k)] for i in range(k)]
         for axis in range(3):  # raise one index at a time: O(k^4) each
-            moved = [[[Fraction(0)] * k for _ in range(k)] for _ in range(k)]
+            moved = [[[Q(0)] * k for _ in range(k)] for _ in range(k)]
             for i, j, m in product(range(k), repeat=3):
                 index = [i, j, m]
-                total = Fraction(0)
+                total = Q(0)
                 for a in range(k):
                     if inverse[index[axis]][a]:
                         source = list(index)
@@ -109,10 +103,10 @@ class Anomalies:
                         total += inverse[index[axis]][a] * raised[source[0]][source[1]][source[2]]
                 moved[i][j][m] = total
             raised = moved
-        return sum((raised[i][j][m] * self.entry(i, j, m) for i, j, m in product(range(k), repeat=3)), Fraction(0))
+        return sum((raised[i][j][m] * self.entry(i, j, m) for i, j, m in product(range(k), repeat=3)), Q(0))
 
-    def cubic(self, x: Vec, y: Vec, z: Vec) -> Fraction:
-        total = Fraction(0)
+    def cubic(self, x: Vec, y: Vec, z: Vec) -> Q:
+        total = Q(0)
         for i, j, m in product(range(self.k), repeat=3):
             if x[i] and y[j] and z[m]:
                 total += self.entry(i, j, m) * x[i] * y[j] * z[m]
@@ -120,12 +114,12 @@ class Anomalies:
 
     def cubic_form(self, x: Vec, y: Vec) -> Vec:
         """c(x, y, .) as a covector."""
-        return [self.cubic(x, y, [Fraction(int(m == n)) for m in range(self.k)]) for n in range(self.k)]
+        return [self.cubic(x, y, [Q(int(m == n)) for m in range(self.k)]) for n in range(self.k)]
 
     def visible(self) -> Anomalies:
         """The tensors on a complement of the directions where every anomaly vanishes (the quotient)."""
         k = self.k
-        unit = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
+        unit = [[Q(int(i == j)) for j in range(k)] for i in range(k)]
         rows = [self.g, self.l, *self.q]
         rows += [self.cubic_form(unit[i], unit[j]) for i in range(k) for j in range(i, k)]
         radical = nullspace(rows, k)
@@ -172,7 +166,7 @@ def inertia(matrix: list[Vec]) -> tuple[int, int]:
             for m in range(n):
                 a[i][m] -= factor * a[pivot][m]
         for i in remaining:
-            a[pivot][i] = a[i][pivot] = Fraction(0)
+            a[pivot][i] = a[i][pivot] = Q(0)
     return sum(signs), len(signs) - sum(signs)
 
 
@@ -190,7 +184,7 @@ def map_invariants(anomalies: Anomalies) -> dict[str, object]:
     if q_inverse is None:
         raise Underivable("Tr R Q Q is singular on the U(1)s visible in anomalies, so the map cannot be derived")
     found["inertia_of_tr_r_qq"] = inertia(visible.q)
-    trace = [sum((visible.entry(i, j, m) * q_inverse[j][m] for j in range(k) for m in range(k)), Fraction(0))
+    trace = [sum((visible.entry(i, j, m) * q_inverse[j][m] for j in range(k) for m in range(k)), Q(0))
              for i in range(k)]
     built = [apply(q_inverse, visible.l), apply(q_inverse, visible.g), apply(q_inverse, trace)]
     pinned, decisions = [], []

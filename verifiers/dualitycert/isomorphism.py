@@ -22,12 +22,12 @@ own search, though exponential in the worst case known (graphs built to defeat r
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
 from physvec.verifiers.dualitycert.bounds import Budget
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.normal_form import normal_form
 from physvec.verifiers.dualitycert.theory import Theory
 
@@ -79,7 +79,7 @@ class _Builder:
         return Graph(tuple(self.labels), tuple(self.colours), tuple((u, v, c) for (u, v), c in self.edges.items()))
 
 
-@functools.lru_cache(maxsize=512)
+@per_theory(maxsize=512)
 def theory_graph(theory: Theory, conjugate: bool = False) -> Graph:
     """The theory as a coloured digraph; ``conjugate`` reverses every arrow and every trace.
 
@@ -139,7 +139,7 @@ class Canonical:
     """nodes + edges: the work units one comparison with this graph spends"""
 
 
-@functools.lru_cache(maxsize=2048)
+@per_theory(maxsize=2048)
 def canonical(graph: Graph) -> Canonical:
     """The canonical form of ``graph`` by BLISS (igraph), computed once per graph.
 
@@ -233,7 +233,7 @@ def _sector_keys(theory: Theory, budget: Budget) -> Counter:
     return Counter(keys)
 
 
-@functools.lru_cache(maxsize=1024)
+@per_theory(maxsize=1024)
 def _sector_forms(theory: Theory) -> tuple[tuple[frozenset, ...], int]:
     keys, size = [], 0
     for sector in _sectors(normal_form(theory)):

@@ -74,10 +74,17 @@ def derivative(terms: Terms, label: str) -> list[tuple[Fraction, tuple[str, ...]
 
     For an arrow the walk is open (after the field round to it); for a singlet it is the term's closed walk.
     """
-    parts = []
+    return derivatives(terms).get(label, [])
+
+
+def derivatives(terms: Terms) -> dict[str, list[tuple[Fraction, tuple[str, ...], tuple[str, ...]]]]:
+    """dW/d field for every field W contains, in one pass over the terms (each as ``derivative`` gives it)."""
+    parts: dict[str, list[tuple[Fraction, tuple[str, ...], tuple[str, ...]]]] = defaultdict(list)
     for (walk, singlets), coefficient in terms.items():
-        parts += [(coefficient, walk[i + 1:] + walk[:i], singlets) for i, f in enumerate(walk) if f == label]
-        parts += [(coefficient, walk, singlets[:i] + singlets[i + 1:]) for i, s in enumerate(singlets) if s == label]
+        for i, f in enumerate(walk):
+            parts[f].append((coefficient, walk[i + 1:] + walk[:i], singlets))
+        for i, s in enumerate(singlets):
+            parts[s].append((coefficient, walk, singlets[:i] + singlets[i + 1:]))
     return parts
 
 

@@ -9,7 +9,6 @@ work bound, or its input out of reach) says unknown and why; it never hangs.
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 from physvec.verifiers.certificate import Obligation, Outcome
@@ -18,9 +17,11 @@ from physvec.verifiers.dualitycert.anomalies import (central_charges, cubic_anom
 from physvec.verifiers.dualitycert.bounds import WorkBoundExceeded, size_problems
 from physvec.verifiers.dualitycert.chiral_ring import graded_stream, ring_preconditions, window
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
+from physvec.verifiers.dualitycert.exact_linear import Q
 from physvec.verifiers.dualitycert.field_basis import anomalies_on, cartan_subalgebra, hidden_symmetries, symmetry_algebra
 from physvec.verifiers.dualitycert.global_symmetries import Anomalies, Underivable, flavour_symmetries, map_invariants
 from physvec.verifiers.dualitycert.isomorphism import is_copy_of, same_sectors
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.normal_form import NotExact, normal_form
 from physvec.verifiers.dualitycert.operator_map import compare_at_node
 from physvec.verifiers.dualitycert.superpotential import term_r_charge, walk_breaks
@@ -228,7 +229,7 @@ def not_a_copy(a: Theory, b: Theory) -> Obligation:
 
 def _plain(value: object) -> object:
     """Evidence in JSON: fractions as strings."""
-    if isinstance(value, Fraction):
+    if isinstance(value, (Fraction, Q)):
         return str(value)
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
@@ -267,7 +268,7 @@ def thooft_flavour_u1(a: Theory, b: Theory) -> Obligation:
     return _compared_on_cartan(name, category, theories, hidden, differing)
 
 
-@functools.lru_cache(maxsize=256)
+@per_theory(maxsize=256)
 def _diagonal_invariants(theory: Theory) -> tuple[int, dict[str, object]]:
     """How many U(1)s act diagonally in the written basis, and their anomaly invariants.  Cached: a fixture set
     pairs each electric theory with every wrong dual of it (read only: the evidence is built from a copy)."""

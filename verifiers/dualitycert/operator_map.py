@@ -31,13 +31,13 @@ that cannot be decided within them is reported as undecided, and the caller says
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
 from physvec.verifiers.dualitycert.couplings import rescalable, rescaling_invariants
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
 from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, Graph, isomorphic, matchings, theory_graph
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.theory import Theory
 
 MAX_MATCHINGS = 300
@@ -60,7 +60,7 @@ class NodeFinding:
                 "couplings_match": self.couplings_match, "reason": self.reason}
 
 
-@functools.lru_cache(maxsize=1024)
+@per_theory(maxsize=1024)
 def _content_graph(theory: Theory, conjugate: bool) -> Graph:
     """The theory's field content (ranks, arrows, singlets; W left out) as a graph, once per theory."""
     return theory_graph(theory.model_copy(update={"superpotential": ()}), conjugate)

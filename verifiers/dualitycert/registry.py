@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest, not_implemented
 from physvec.verifiers.dualitycert import obligations
+from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.theory import Claim, Theory
 
 VERIFIER = "dualitycert"
@@ -100,6 +101,13 @@ Check = tuple[str, Callable[[], list[Obligation]]]
 """A named unit of work of the registry and the obligations it produces (timed by the benchmark)."""
 
 
+@per_theory(maxsize=2048)
+def _per_theory(check: Callable[[Theory, str], Obligation], theory: Theory, side: str) -> Obligation:
+    """A per-theory row, once per (check, theory, side): a repair loop and a fixture set check one A again and
+    again.  Obligations are immutable and their evidence is never written after they are made."""
+    return check(theory, side)
+
+
 def _guarded(name: str, check: Callable[[], list[Obligation]]) -> Callable[[], list[Obligation]]:
     """The check, or one error row carrying its traceback if it raises."""
     def run() -> list[Obligation]:
@@ -115,7 +123,8 @@ def _guarded(name: str, check: Callable[[], list[Obligation]]) -> Callable[[], l
 def planned_checks(claim: Claim, settings: Settings = INTERACTION) -> list[Check]:
     """The registry's work on ``claim``, in certificate order (the completeness row comes last, in certify)."""
     a, b = claim.theory_a, claim.theory_b
-    checks: list[Check] = [(check.__name__, lambda check=check: [check(a, "A"), check(b, "B")]) for check in PER_THEORY]
+    checks: list[Check] = [(check.__name__, lambda check=check: [_per_theory(check, a, "A"), _per_theory(check, b, "B")])
+                           for check in PER_THEORY]
     checks += [(check.__name__, lambda check=check: [check(a, b)]) for check in MATCHING]
     checks.append(("chiral_ring", lambda: [obligations.chiral_ring(a, b, settings.level)]))
     checks.append(("audits", lambda: _audits(claim, settings)))

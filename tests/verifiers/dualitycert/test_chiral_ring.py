@@ -186,7 +186,7 @@ def test_readers_at_different_levels_get_what_fresh_counts_give(seed_claims):
     fresh = {level: list(graded_stream(dual, window(level), Budget(RING_WORK, "fresh"))) for level in (3, 5)}
     assert fresh[3] == [(r, n) for r, n in fresh[5] if r <= 2] and len(fresh[5]) > len(fresh[3])
     for order in ((3, 5), (5, 3)):
-        chiral_ring._ring.cache_clear()
+        chiral_ring._quiver_ring.cache_clear()
         assert {level: list(graded_stream(dual, window(level))) for level in order} == fresh
 
 
@@ -200,7 +200,7 @@ def test_a_work_bound_met_high_up_leaves_lower_readers_their_grades(monkeypatch)
     with pytest.raises(WorkBoundExceeded):
         list(graded_stream(theory, window(4), Budget(measured.used, "fresh")))
     monkeypatch.setattr(chiral_ring, "RING_WORK", measured.used)
-    chiral_ring._ring.cache_clear()
+    chiral_ring._quiver_ring.cache_clear()
     with pytest.raises(WorkBoundExceeded):
         list(graded_stream(theory, window(4)))
     assert list(graded_stream(theory, window(3))) == low and low
@@ -213,3 +213,12 @@ def test_rational_couplings_count_as_their_integer_multiples(dp0):
     scaled = dp0.model_copy(update={"superpotential": terms})
     assert graded_dimensions(scaled, window(6), Budget(RING_WORK, "scaled")) == \
         graded_dimensions(dp0, window(6), Budget(RING_WORK, "as written"))
+
+
+def test_theories_that_differ_in_ranks_or_names_share_one_count(dp0):
+    # The planar count has no rank in it: a rank-perturbed claim reads the ring its unperturbed twin built.
+    renamed = dp0.model_copy(update={"ranks": (4, 5, 6), "name": "dP0 elsewhere", "node_labels": ("x", "y", "z")})
+    assert chiral_ring._ring(renamed) is chiral_ring._ring(dp0)
+    assert graded_dimensions(renamed, window(6)) == graded_dimensions(dp0, window(6), Budget(RING_WORK, "fresh"))
+    assert chiral_ring._ring(dp0.model_copy(update={"superpotential": dp0.superpotential[1:]})) is not \
+        chiral_ring._ring(dp0)
