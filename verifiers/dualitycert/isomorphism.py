@@ -9,46 +9,26 @@ that no arrow or W term ties to the rest).  Both theories are therefore brought 
 their ranks, fields with their R-charges, each W term a node that holds a directed cycle of arrow slots
 pointing at fields and points at its singlets, which commute).  The graph's connected components are the
 theory's decoupled sectors; isomorphism is decided sector by sector, each sector in either orientation,
-by canonical forms: BLISS (through igraph) numbers a graph's nodes so that isomorphic graphs get the same
-numbered graph, once per graph, so a comparison is a key comparison and a theory paired with many others
-is brought to form once (a hand-written colour refinement in Python was most of the checker's time, issue
-36).  W coefficients are ignored: a copy with rescaled couplings is still a copy.
+by canonical forms (canonical.py).  W coefficients are ignored: a copy with rescaled couplings is still a
+copy.
 
 B is a copy of A when every sector of one of them appears in the other: B is A with sectors added
-(B contains A), or A with sectors removed.  Matching is bounded (bounds.py): a comparison spends the size
-of its graphs and every isomorphism it lists; the size bounds of bounds.py cap what BLISS is given, and its
-own search, though exponential in the worst case known (graphs built to defeat refinement), is not counted.
+(B contains A), or A with sectors removed.  Matching is bounded (bounds.py).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterator
-from dataclasses import dataclass
+from collections.abc import Hashable
 
 from physvec.verifiers.dualitycert.bounds import Budget
+from physvec.verifiers.dualitycert.canonical import Graph, canonical
 from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.normal_form import normal_form
 from physvec.verifiers.dualitycert.theory import Theory
 
 MATCH_WORK = 5_000_000
 """Work units (graph nodes and edges compared, nodes of every isomorphism listed) one comparison may spend."""
-
-
-@dataclass(frozen=True)
-class Graph:
-    """A coloured digraph on nodes 0..n-1: ``labels[i]`` names node i (("field", label), ("term", index),
-    ...), ``colours[i]`` is its colour, ``edges`` are (source, target, edge colour)."""
-
-    labels: tuple[Hashable, ...]
-    colours: tuple[str, ...]
-    edges: tuple[tuple[int, int, str], ...]
-
-    def subgraph(self, nodes: list[int]) -> Graph:
-        """The nodes given (in their order) and the edges between them, renumbered."""
-        index = {node: position for position, node in enumerate(nodes)}
-        return Graph(tuple(self.labels[n] for n in nodes), tuple(self.colours[n] for n in nodes),
-                     tuple((index[u], index[v], c) for u, v, c in self.edges if u in index and v in index))
 
 
 class _Builder:
@@ -123,80 +103,6 @@ def _add_term(graph: _Builder, index: int, walk: list[str], singlets: Counter, c
             graph.edge(slot, following, "next")
     for singlet, multiplicity in singlets.items():
         graph.edge(term, ("field", singlet), f"singlet x{multiplicity}")
-
-
-@dataclass(frozen=True)
-class Canonical:
-    """A graph in canonical form: equal keys exactly when two graphs are isomorphic (colours respected).
-
-    ``position[i]`` is node i's place in the canonical numbering; ``automorphisms`` generate the graph's
-    automorphism group (each a permutation of its nodes)."""
-
-    key: tuple
-    position: tuple[int, ...]
-    automorphisms: tuple[tuple[int, ...], ...]
-    size: int
-    """nodes + edges: the work units one comparison with this graph spends"""
-
-
-@per_theory(maxsize=2048)
-def canonical(graph: Graph) -> Canonical:
-    """The canonical form of ``graph`` by BLISS (igraph), computed once per graph.
-
-    Each edge becomes a node of its own, coloured by the edge's colour, between its ends, so that a
-    search over vertex colours alone respects edge colours.  Colours are numbered in sorted order of
-    their names, so two graphs with the same colours get the same numbers."""
-    import igraph  # compiled: only where a copy guard or an operator map runs
-
-    nodes = len(graph.labels)
-    names = [("node", c) for c in graph.colours] + [("edge", c) for _, _, c in graph.edges]
-    number = {name: index for index, name in enumerate(sorted(set(names)))}
-    edges = [pair for k, (u, v, _) in enumerate(graph.edges) for pair in ((u, nodes + k), (nodes + k, v))]
-    subdivided = igraph.Graph(n=len(names), edges=edges, directed=True, vertex_attrs={"node": range(len(names))})
-    colour = [number[name] for name in names]
-    form = subdivided.permute_vertices(subdivided.canonical_permutation(color=colour))
-    at_place = form.vs["node"]  # read back rather than assumed: igraph's permutation convention has changed
-    position = [0] * len(names)
-    for place, node in enumerate(at_place):
-        position[node] = place
-    key = (tuple(names[node] for node in at_place), tuple(sorted(form.get_edgelist())))
-    generators = tuple(tuple(g[:nodes]) for g in subdivided.automorphism_group(color=colour))
-    return Canonical(key, tuple(position[:nodes]), generators, nodes + len(graph.edges))
-
-
-def isomorphic(first: Graph, second: Graph, budget: Budget) -> bool:
-    """True when some colour-preserving isomorphism maps ``first`` onto ``second``."""
-    one, two = canonical(first), canonical(second)
-    budget.spend(one.size + two.size)
-    return one.key == two.key
-
-
-def _group(generators: tuple[tuple[int, ...], ...], size: int, budget: Budget) -> Iterator[tuple[int, ...]]:
-    """Every element of the permutation group the generators span, the identity first (breadth first)."""
-    identity = tuple(range(size))
-    found, queue = {identity}, [identity]
-    for element in queue:
-        budget.spend(size)
-        yield element
-        for generator in generators:
-            product = tuple(element[generator[n]] for n in range(size))
-            if product not in found:
-                found.add(product)
-                queue.append(product)
-
-
-def matchings(first: Graph, second: Graph, budget: Budget) -> Iterator[dict]:
-    """Every colour-preserving isomorphism first -> second, as {first's label: second's label}, lazily.
-
-    One isomorphism comes from the two canonical numberings; the others are it after each automorphism of
-    ``first`` (an isomorphism composed with an automorphism is one, and two isomorphisms differ by one)."""
-    if not isomorphic(first, second, budget):
-        return
-    one, two = canonical(first), canonical(second)
-    at_place = {place: node for node, place in enumerate(two.position)}
-    for automorphism in _group(one.automorphisms, len(first.labels), budget):
-        yield {first.labels[n]: second.labels[at_place[one.position[automorphism[n]]]]
-               for n in range(len(first.labels))}
 
 
 def _components(graph: Graph) -> list[list[int]]:

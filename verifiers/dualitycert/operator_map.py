@@ -17,7 +17,7 @@ massive fields integrated out).  A theory's F-term relations are the derivatives
 relations are the images of A's exactly when B's W is that image, up to what leaves the ring unchanged:
 relabelling, list order, trace rotation, charge conjugation, massive pairs, and a rescaling of each field
 (couplings.py).  The check therefore asks for a node k at which normal_form(B) and dualize(A, k) are the
-same quiver with potential in that sense: a graph isomorphism (isomorphism.py, W terms as slot cycles)
+same quiver with potential in that sense: a graph isomorphism (isomorphism.py and canonical.py, W terms as slot cycles)
 whose coefficient ratios a field rescaling produces.
 
 Evidence per node says whether the field content alone matches (gauge ranks, arrows and singlets with
@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from physvec.verifiers.dualitycert.bounds import Budget, WorkBoundExceeded
 from physvec.verifiers.dualitycert.couplings import rescalable, rescaling_invariants
 from physvec.verifiers.dualitycert.dualize import DualisationError, dualize
-from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, Graph, isomorphic, matchings, theory_graph
+from physvec.verifiers.dualitycert.canonical import Graph, isomorphic, matchings
+from physvec.verifiers.dualitycert.isomorphism import MATCH_WORK, theory_graph
 from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.theory import Theory
 
