@@ -149,6 +149,13 @@ def _sector_forms(theory: Theory) -> tuple[tuple[frozenset, ...], int]:
     return tuple(keys), size
 
 
+@per_theory(maxsize=1024)
+def _oriented_sector_forms(theory: Theory) -> tuple[tuple[tuple, ...], int]:
+    """The normal form's sectors as written (one orientation each): the keys and the size of the graphs."""
+    forms = [canonical(graph) for graph, _ in _sectors(normal_form(theory))]
+    return tuple(form.key for form in forms), sum(form.size for form in forms)
+
+
 def _contains(big: Counter, small: Counter) -> bool:
     """Every sector of ``small`` matched to its own sector of ``big``."""
     return all(big[key] >= count for key, count in small.items())
@@ -167,8 +174,17 @@ def is_copy_of(candidate: Theory, original: Theory, budget: Budget | None = None
     """True when ``candidate`` is ``original`` with sectors added or removed, up to labels, list order,
     trace rotation, conjugation and massive fields.
 
+    The original's sectors are taken in both orientations, the candidate's as written: a candidate sector
+    is of an original sector's kind exactly when its key is one of that sector's two keys (isomorphism up to
+    conjugation is an equivalence), and one of no original kind makes the candidate larger, never smaller.
+
     Raises NotExact (normal form) or WorkBoundExceeded (matching).
     """
     budget = budget or Budget(MATCH_WORK, "graph matching")
-    mine, theirs = _sector_keys(candidate, budget), _sector_keys(original, budget)
-    return _contains(mine, theirs) or _contains(theirs, mine)
+    theirs = _sector_keys(original, budget)
+    keys, size = _oriented_sector_forms(candidate)
+    budget.spend(size)
+    kind_of = {key: kind for kind in theirs for key in kind}
+    mine = Counter(kind_of.get(key) for key in keys)
+    foreign = mine.pop(None, 0)
+    return _contains(mine, theirs) or (not foreign and _contains(theirs, mine))

@@ -63,8 +63,10 @@ class NodeFinding:
 
 @per_theory(maxsize=1024)
 def _content_graph(theory: Theory, conjugate: bool) -> Graph:
-    """The theory's field content (ranks, arrows, singlets; W left out) as a graph, once per theory."""
-    return theory_graph(theory.model_copy(update={"superpotential": ()}), conjugate)
+    """The theory's field content (ranks, arrows, singlets; W left out) as a graph, once per theory: the
+    theory graph's first nodes (gauge nodes, arrows, singlets) and the edges among them."""
+    fields = len(theory.ranks) + len(theory.arrows) + len(theory.singlets)
+    return theory_graph(theory, conjugate).subgraph(list(range(fields)))
 
 
 def _graphs(first: Theory, second: Theory) -> list[tuple[Graph, Graph]]:

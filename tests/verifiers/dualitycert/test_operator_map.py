@@ -18,6 +18,7 @@ from physvec.verifiers.certificate import Outcome, Verdict
 from physvec.verifiers.dualitycert import operator_map as operator_map_module
 from physvec.verifiers.dualitycert.dualize import dualize
 from physvec.verifiers.dualitycert.ground_truth import Label, label
+from physvec.verifiers.dualitycert.isomorphism import theory_graph
 from physvec.verifiers.dualitycert.obligations import chiral_ring, operator_map
 from physvec.verifiers.dualitycert.registry import FINAL, INTERACTION, certify
 from physvec.verifiers.dualitycert.theory import Arrow, Claim, Singlet, Term, Theory
@@ -198,3 +199,12 @@ def test_relabelling_a_dual_with_singlet_couplings_never_changes_the_map(seed_cl
         honest = _disguised(claim.theory_b, rng)
         row = operator_map(claim.theory_a, honest)
         assert row.outcome is Outcome.CERTIFIED, (trial, row.message)
+
+
+@pytest.mark.parametrize("cell", ["dp0_toric_N3_node0", "spp_N2_node0", "dp2_phase1_N2_node4"])
+def test_the_field_content_graph_is_the_graph_of_the_theory_without_w(seed_claims, cell):
+    # The content graph is cut out of the theory graph; it must be the graph a W-free copy of the theory draws.
+    theory = seed_claims[cell].theory_b
+    for conjugate in (False, True):
+        assert operator_map_module._content_graph(theory, conjugate) == \
+            theory_graph(theory.model_copy(update={"superpotential": ()}), conjugate)
