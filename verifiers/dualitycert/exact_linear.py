@@ -11,6 +11,8 @@ Fraction of the same value, and prints as a fraction string.
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from gmpy2 import mpq as Q
 
 Vec = list[Q]
@@ -19,28 +21,55 @@ ZERO, ONE = Q(0), Q(1)
 
 
 def rref(rows: list[Vec], columns: int) -> tuple[list[Vec], list[int]]:
-    """Reduced row echelon form (exact) and its pivot columns."""
-    rows = [[Q(x) for x in r] for r in rows]
+    """Reduced row echelon form (exact) and its pivot columns.
+
+    Rows are kept as {column: entry} with, per column, the rows that have an entry there, so elimination
+    touches only nonzero entries (the systems are mostly zero).  The reduced form of a row space is unique,
+    so which row serves as a pivot does not change the result."""
+    work = [{c: Q(x) for c, x in enumerate(row) if x} for row in rows]
+    holders: dict[int, set[int]] = defaultdict(set)
+    for n, row in enumerate(work):
+        for c in row:
+            holders[c].add(n)
     pivots: list[int] = []
-    rank = 0
+    pivot_rows: list[int] = []
     for column in range(columns):
-        found = next((r for r in range(rank, len(rows)) if rows[r][column]), None)
-        if found is None:
+        free = holders[column].difference(pivot_rows)
+        if not free:
             continue
-        rows[rank], rows[found] = rows[found], rows[rank]
-        pivot = rows[rank][column]
-        pivot_row = [x / pivot for x in rows[rank]]
-        rows[rank] = pivot_row
-        support = [(n, x) for n, x in enumerate(pivot_row) if x]
-        for r in range(len(rows)):
-            factor = rows[r][column]
-            if r != rank and factor:
-                row = rows[r]
-                for n, x in support:
-                    row[n] -= factor * x
+        chosen = min(free)
+        pivot_row = work[chosen]
+        scale = pivot_row[column]
+        if scale != 1:
+            pivot_row = work[chosen] = {c: x / scale for c, x in pivot_row.items()}
+        for other in list(holders[column]):
+            if other != chosen:
+                _eliminate(work[other], other, pivot_row, column, holders)
         pivots.append(column)
-        rank += 1
-    return rows[:rank], pivots
+        pivot_rows.append(chosen)
+    return [_dense(work[r], columns) for r in pivot_rows], pivots
+
+
+def _eliminate(row: dict[int, Q], number: int, pivot_row: dict[int, Q], column: int,
+               holders: dict[int, set[int]]) -> None:
+    """row -= (row's entry in the pivot's column) x pivot_row, keeping ``holders`` true."""
+    factor = row[column]
+    for c, x in pivot_row.items():
+        value = row.get(c, ZERO) - factor * x
+        if value:
+            if c not in row:
+                holders[c].add(number)
+            row[c] = value
+        elif c in row:
+            del row[c]
+            holders[c].discard(number)
+
+
+def _dense(row: dict[int, Q], columns: int) -> Vec:
+    dense = [ZERO] * columns
+    for c, x in row.items():
+        dense[c] = x
+    return dense
 
 
 def nullspace(rows: list[Vec], columns: int) -> list[Vec]:

@@ -28,7 +28,7 @@ import random
 from collections import defaultdict
 
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index, field_dimension
-from physvec.verifiers.dualitycert.exact_linear import Q, Vec, nullspace, rref
+from physvec.verifiers.dualitycert.exact_linear import ZERO, Q, Vec, nullspace, rref
 from physvec.verifiers.dualitycert.global_symmetries import Anomalies
 from physvec.verifiers.dualitycert.memo import per_theory
 from physvec.verifiers.dualitycert.theory import Theory
@@ -122,12 +122,13 @@ def cartan_subalgebra(algebra: list[Generator]) -> list[Generator]:
     sizes = [len(block) for block in algebra[0]]
     basis, pivots = rref([_flat(g) for g in algebra], sum(size * size for size in sizes))
     generators = [_unflattened(vector, sizes) for vector in basis]
+    places = [_place(pivot, sizes) for pivot in pivots]
     rng = random.Random(0)
     best: list[Vec] | None = None
     for _ in range(REGULAR_TRIES):
         x = _unflattened(_combination([Q(rng.randint(1, 997)) for _ in basis], basis), sizes)
         # column j of ad(x): [x, b_j] in the rref basis, whose coordinates are its entries at the pivots
-        columns = [[_flat(_commutator(x, g))[p] for p in pivots] for g in generators]
+        columns = [[_commutator_entry(x, g, *at) for at in places] for g in generators]
         kernel = _generalised_kernel([list(row) for row in zip(*columns)])
         if best is None or len(kernel) < len(best):
             best = kernel
@@ -146,9 +147,20 @@ def _generalised_kernel(matrix: Matrix) -> list[Vec]:
     return kernel
 
 
-def _commutator(x: Generator, y: Generator) -> Generator:
-    return [[[p - q for p, q in zip(row_xy, row_yx)] for row_xy, row_yx in zip(_product(a, b), _product(b, a))]
-            for a, b in zip(x, y)]
+def _place(flat: int, sizes: list[int]) -> tuple[int, int, int]:
+    """(block, row, column) of a position in the flattened generator."""
+    for block, size in enumerate(sizes):
+        if flat < size * size:
+            return block, flat // size, flat % size
+        flat -= size * size
+    raise IndexError("a position beyond the generator")
+
+
+def _commutator_entry(x: Generator, y: Generator, block: int, row: int, column: int) -> Q:
+    """([x, y])[row][column] in one block, without forming the rest of the commutator."""
+    a, b = x[block], y[block]
+    return sum((a[row][m] * b[m][column] - b[row][m] * a[m][column] for m in range(len(a))
+                if (a[row][m] and b[m][column]) or (b[row][m] and a[m][column])), ZERO)
 
 
 @per_theory(maxsize=256)

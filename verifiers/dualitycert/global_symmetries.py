@@ -24,6 +24,7 @@ must still agree.  With q singular no map can be derived: the obligation is unkn
 
 from __future__ import annotations
 
+import functools
 from itertools import product
 
 from physvec.verifiers.dualitycert.anomalies import charged_at, dynkin_index, field_dimension
@@ -87,34 +88,45 @@ class Anomalies:
     def entry(self, i: int, j: int, m: int) -> Q:
         return self.c[tuple(sorted((i, j, m)))]
 
+    @functools.cached_property
+    def tensor(self) -> list[list[Vec]]:
+        """c as a full k x k x k array (every index order), read by the contractions below."""
+        k = self.k
+        return [[[self.entry(i, j, m) for m in range(k)] for j in range(k)] for i in range(k)]
+
     def full_contraction(self, inverse: list[Vec]) -> Q:
         """c_ijm c_abe H^ia H^jb H^me: the cubic anomaly contracted with itself through q^-1."""
         k = self.k
-        raised = [[[self.entry(i, j, m) for m in range(k)] for j in range(k)] for i in range(k)]
+        raised = self.tensor
         for axis in range(3):  # raise one index at a time: O(k^4) each
             moved = [[[Q(0)] * k for _ in range(k)] for _ in range(k)]
             for i, j, m in product(range(k), repeat=3):
                 index = [i, j, m]
                 total = Q(0)
-                for a in range(k):
-                    if inverse[index[axis]][a]:
-                        source = list(index)
-                        source[axis] = a
-                        total += inverse[index[axis]][a] * raised[source[0]][source[1]][source[2]]
+                for a, h in enumerate(inverse[index[axis]]):
+                    if h:
+                        index[axis] = a
+                        total += h * raised[index[0]][index[1]][index[2]]
                 moved[i][j][m] = total
             raised = moved
-        return sum((raised[i][j][m] * self.entry(i, j, m) for i, j, m in product(range(k), repeat=3)), Q(0))
+        tensor = self.tensor
+        return sum((raised[i][j][m] * tensor[i][j][m] for i, j, m in product(range(k), repeat=3)), Q(0))
 
     def cubic(self, x: Vec, y: Vec, z: Vec) -> Q:
-        total = Q(0)
-        for i, j, m in product(range(self.k), repeat=3):
-            if x[i] and y[j] and z[m]:
-                total += self.entry(i, j, m) * x[i] * y[j] * z[m]
-        return total
+        return dot(self.cubic_form(x, y), z)
 
     def cubic_form(self, x: Vec, y: Vec) -> Vec:
         """c(x, y, .) as a covector."""
-        return [self.cubic(x, y, [Q(int(m == n)) for m in range(self.k)]) for n in range(self.k)]
+        form = [Q(0)] * self.k
+        for i, xi in enumerate(x):
+            if xi:
+                for j, yj in enumerate(y):
+                    if yj:
+                        weight = xi * yj
+                        for m, entry in enumerate(self.tensor[i][j]):
+                            if entry:
+                                form[m] += weight * entry
+        return form
 
     def visible(self) -> Anomalies:
         """The tensors on a complement of the directions where every anomaly vanishes (the quotient)."""
