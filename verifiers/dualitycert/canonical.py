@@ -44,6 +44,8 @@ class Graph:
 
     def subgraph(self, nodes: list[int]) -> Graph:
         """The nodes given (in their order) and the edges between them, renumbered."""
+        if list(nodes) == list(range(len(self.labels))):
+            return self
         index = {node: position for position, node in enumerate(nodes)}
         return Graph(tuple(self.labels[n] for n in nodes), tuple(self.colours[n] for n in nodes),
                      tuple((index[u], index[v], c) for u, v, c in self.edges if u in index and v in index))

@@ -152,7 +152,8 @@ def _sector_forms(theory: Theory) -> tuple[tuple[frozenset, ...], int]:
 @per_theory(maxsize=1024)
 def _oriented_sector_forms(theory: Theory) -> tuple[tuple[tuple, ...], int]:
     """The normal form's sectors as written (one orientation each): the keys and the size of the graphs."""
-    forms = [canonical(graph) for graph, _ in _sectors(normal_form(theory))]
+    graph = theory_graph(normal_form(theory))
+    forms = [canonical(graph.subgraph(nodes)) for nodes in _components(graph)]
     return tuple(form.key for form in forms), sum(form.size for form in forms)
 
 
