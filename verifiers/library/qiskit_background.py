@@ -18,6 +18,7 @@ from qiskit.synthesis import LieTrotter
 from scipy.optimize import minimize
 
 from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library.qiskit_xxz_quench import XXZ_QUENCH_TROTTER
 
 
 def hamiltonian_tfim(L: int, J: float, h: float) -> SparsePauliOp:
@@ -173,4 +174,4 @@ XX_DOMAIN_WALL_TROTTER = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (TFIM_TROTTER, TFIM_VQE, XX_DOMAIN_WALL_TROTTER)
+PIPELINES = (TFIM_TROTTER, TFIM_VQE, XX_DOMAIN_WALL_TROTTER, XXZ_QUENCH_TROTTER)
