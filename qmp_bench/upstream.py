@@ -21,21 +21,17 @@ import hashlib
 import json
 import re
 import shutil
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
 from pydantic import Field, ValidationError
 
 from physvec.taskfiles.base import StrictModel, Tolerances
 from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC, default_rubric
 from physvec.verifiers.library.composer import library_problem
 from physvec.qmp_bench.campaign import TrialRecord
-from physvec.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
-from physvec.independent.quench import domain_wall_magnetizations
-from physvec.independent.spin_chains import bethe_ring_ground_energy
+from physvec.qmp_bench.overlay_checks import INDEPENDENT, IndependentChecks
 from physvec.taskfiles.loading import (
     InputFileError, Problem, load_rubric, load_task, parse_upstream, read_json_object,
 )
@@ -110,81 +106,6 @@ class Overlay(StrictModel):
     @property
     def published_size(self) -> bool:
         return self.size.startswith("published")
-
-
-@dataclass(frozen=True)
-class IndependentChecks:
-    """Checks an independent method (exact evolution, free fermions, exact diagonalisation) computes."""
-
-    assertions: list[dict[str, Any]] = field(default_factory=list)
-    """assertion JSON, each named 'independent ...'"""
-    reference: dict[str, Any] | None = None
-    """{"values": {...}, "observable": ..., "rtol"/"atol": ..., "source": ...} for reference.json"""
-
-
-def xx_domain_wall_exact(overlay: Overlay) -> IndependentChecks:
-    """The overlay's spin curve by exact continuous-time evolution of the same chain (no Qiskit)."""
-    parameters = overlay.spec.parameters
-    exact = domain_wall_magnetizations(parameters["L"], parameters["J"], parameters["times"])
-    curve = [row[parameters["site"] - 1] for row in exact]
-    return IndependentChecks(reference={
-        "values": {"site_magnetization": curve}, "observable": "site_magnetization", "atol": 0.01,
-        "source": "exact continuous-time evolution of the XX chain by diagonalisation "
-                  "(independent/quench.py); the Trotter step's error stays below 0.01"})
-
-
-def trapped_free_fermions(overlay: Overlay) -> IndependentChecks:
-    """Without interaction (U = 0) the trapped chain is free fermions: each species fills the lowest orbitals of
-    -t hopping + the trap, so the script's spin-resolved densities at U = 0 are known exactly at full size (the
-    figure's own non-interacting curve).  Twenty fermions in the weak trap of L = 200 have a tiny level spacing,
-    and two-site DMRG at chi 100 settles 1.3e-3 from the exact density at the centre in 10 sweeps and still
-    1.2e-3 in 20 (measured): the check allows 2.5e-3, 2 % of the peak density (upstream's checks allow 5 %)."""
-    p = overlay.spec.parameters
-    return IndependentChecks(assertions=[
-        {"kind": "limiting_case", "name": f"independent free fermions {species}", "run": overlay.spec.run or RUN_FUNCTION,
-         "overrides": {"U": 0.0}, "observable": f"density_{species}", "atol": 2.5e-3,
-         "expected": [round(float(v), 10) for v in free_fermion_density(p["L"], p["t"], p["A"], count, 0)],
-         "reference": "U = 0: filled single-particle orbitals of the trapped chain (independent/hubbard.py)"}
-        for species, count in (("up", p["N_up"]), ("down", p["N_down"]))])
-
-
-def ladder_free_fermions(overlay: Overlay) -> IndependentChecks:
-    """Without interaction the ladder is free fermions, and Wick's theorem gives the leg spin correlation:
-    <M_i M_j> = -2 |G_ij|^2 for i != j (each species' one-body density matrix G, N_up = N_down), on 2 x 6 at
-    half filling, upstream's own small size (the library's DMRG, mixer on in every sweep of 10, ends free fermions on
-    2 x 12 above TeNPy's truncation-error bound and misses the 2 x 10 energy by 2e-3; on 2 x 6 it is within 1e-4)."""
-    p = overlay.spec.parameters
-    L, N = 6, 6
-    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(L), 2 * L, p["t"]))
-    green = orbitals[:, :N] @ orbitals[:, :N].T
-    correlation = [-2 * float(green[2 * ((L - 1 - l) // 2), 2 * ((L - 1 - l) // 2 + l)]) ** 2 for l in range(1, L)]
-    return IndependentChecks(assertions=[
-        {"kind": "limiting_case", "name": "independent free-fermion leg correlation", "run": overlay.spec.run
-         or RUN_FUNCTION, "overrides": {"U": 0.0, "L": L, "N_up": N, "N_down": N}, "observable": "leg_spin_correlation",
-         "atol": 1e-3,
-         "expected": [round(value, 10) for value in correlation],
-         "reference": "U = 0: Wick's theorem with the ladder's one-body density matrix (numpy, no TeNPy)"}])
-
-
-def heisenberg_ring_bethe(overlay: Overlay) -> IndependentChecks:
-    """The exact ground energy of the ring by the Bethe ansatz (Pauli units, 4x the spin-operator value): the
-    variational energy must not lie below it (beyond the Monte Carlo error) and must approach it, as the
-    figure's curves approach its dashed line."""
-    p = overlay.spec.parameters
-    exact = 4 * bethe_ring_ground_energy(p["L"], p["J"])
-    run = overlay.spec.run or RUN_FUNCTION
-    reference = "Bethe ansatz for the periodic chain (independent/spin_chains.py), Pauli units"
-    return IndependentChecks(assertions=[
-        {"kind": "bound", "name": "independent variational bound", "run": run, "overrides": {},
-         "observable": "energy", "op": ">=", "value": round(exact, 10), "rtol": 2e-4, "reference": reference},
-        {"kind": "analytic_regime", "name": "independent approach to the exact energy", "run": run, "overrides": {},
-         "observable": "energy", "expected": round(exact, 10), "rtol": 5e-3, "reference": reference}])
-
-
-INDEPENDENT: dict[str, Callable[[Overlay], IndependentChecks]] = {
-    "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
-    "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe}
-"""Name -> the computation of an overlay's independent checks, from the overlay's own parameters."""
 
 
 @dataclass(frozen=True)
@@ -315,7 +236,8 @@ def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     overlay = upstream.overlay
-    independent = INDEPENDENT[overlay.independent](overlay) if overlay and overlay.independent else IndependentChecks()
+    independent = INDEPENDENT[overlay.independent](overlay.spec) if overlay and overlay.independent \
+        else IndependentChecks()
     backend = upstream.task.demanded_backend(upstream.path)
     rubric, rubric_source, rubric_checks = _rubric(upstream, backend)
     (folder / "rubric.json").write_text(json.dumps(rubric, indent=1) + "\n")

@@ -85,8 +85,14 @@ def pipeline_for_spec(backend: str, model: str, lattice: str, method: str) -> Ba
 
 
 def best_pipeline(backend: str, script_params: dict[str, Any]) -> BackgroundPipeline | None:
-    """The pipeline whose parameters share the most names with the script's PARAMS (the first on a tie)."""
+    """The pipeline whose parameters share the most names with the script's PARAMS, counting a pipeline that
+    shares only one as sharing none (U, t or L alone name an interaction, a hopping or a length in many models:
+    a Hubbard script is no XXZ chain for sharing U); the first on a tie."""
     pipelines = pipelines_for(backend)
     if not pipelines:
         return None
-    return max(pipelines, key=lambda pipeline: len(set(pipeline.params) & set(script_params)))
+
+    def shared(pipeline: BackgroundPipeline) -> int:
+        count = len(set(pipeline.params) & set(script_params))
+        return count if count > 1 else 0
+    return max(pipelines, key=shared)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from physvec.independent.xxz_quench import quench_curves
-from physvec.verifiers.library import pipeline_for_spec
+from physvec.verifiers.library import best_pipeline, pipeline_for_spec
 from physvec.verifiers.library.qiskit_xxz_quench import (
     XXZ_QUENCH_TROTTER, circuit_trotter_steps, hamiltonian_xxz_chains, initialstate_spin_pattern,
     lattice_xxz_fields,
@@ -109,3 +109,9 @@ def test_bad_inputs_are_refused_with_the_reason():
 
 def test_the_spec_triple_finds_the_pipeline():
     assert pipeline_for_spec("qiskit", "xxz", "chain", "trotter") is XXZ_QUENCH_TROTTER
+
+
+def test_a_script_sharing_one_name_with_the_chain_is_not_tested_in_it():
+    # a Hubbard dimer's PARAMS share only U with the XXZ chain: its functions keep the backend's first background
+    assert best_pipeline("qiskit", {"t": 1.0, "U": 0.0, "occupations": [0, 1, 2]}).name == "tfim_trotter"
+    assert best_pipeline("qiskit", {"L": 6, "J": 1.0, "U": [0.5], "dt": 0.1, "times": [0.0]}) is XXZ_QUENCH_TROTTER
