@@ -6,7 +6,8 @@ upstream truths it carries, an independent reference, numbers read from the pape
 gives the size (published, or scaled with why), the verdict, which checks certified and the minutes on this
 machine; each figure's curve is drawn over the published points into <out>/<figure>.png.
 
-    python benchmarks/upstream_figures.py [--dataset DIR] [--figures qcmb/task_qcmb_1_1.json,...] [--out DIR]
+    python benchmarks/upstream_figures.py [--dataset DIR] [--figures qcmb/task_qcmb_1_1.json,... | --all qcmb,nnwf]
+                                          [--out DIR]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -28,6 +30,7 @@ from rich.table import Table  # noqa: E402
 
 from physvec.agents.runner import start_run  # noqa: E402
 from physvec.qmp_bench.upstream import OVERLAYS_ROOT, FigureHint, compile_task, read_upstream  # noqa: E402
+from physvec.taskfiles.keypaths import lookup  # noqa: E402
 from physvec.taskfiles.loading import load_task  # noqa: E402
 
 SHARED_COPY = Path(__file__).resolve().parents[2] / "shared" / "data" / "upstream_qmp"
@@ -77,8 +80,8 @@ def _plot(run_dir: Path, task_file: Path, name: str, out: Path, hint: FigureHint
     results = json.loads(results_file.read_text())
     loaded = load_task(task_file)
     parameters = loaded.task.spec.parameters
-    if hint is not None and isinstance(results.get(hint.observable), list):
-        return _plot_as_published(results[hint.observable], hint, name, out)
+    if hint is not None:
+        return _plot_as_published(lookup(results, hint.observable), hint, parameters, name, out)
     curves = {key: value for key, value in results.items()
               if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value)}
     figure, axes = plt.subplots(figsize=(7, 4.5))
@@ -90,14 +93,20 @@ def _plot(run_dir: Path, task_file: Path, name: str, out: Path, hint: FigureHint
     return _save(figure, axes, name, out, legend_size=6)
 
 
-def _plot_as_published(values: list[float], hint: FigureHint, name: str, out: Path) -> Path:
+def _plot_as_published(values: Any, hint: FigureHint, parameters: dict[str, Any], name: str, out: Path) -> Path:
+    """The panel's curves as the paper draws them: one curve, a list of curves, or (columns) a value per curve at
+    each x, against the spec's x values where the hint names them."""
+    curves = np.asarray(values, dtype=float)
+    curves = np.atleast_2d(curves.T if hint.columns else curves)
+    x = parameters[hint.x_parameter] if hint.x_parameter else range(hint.x_start, hint.x_start + curves.shape[1])
     figure, axes = plt.subplots(figsize=(7, 4.5))
-    shown = [abs(value) for value in values] if hint.absolute else values
-    axes.plot(range(hint.x_start, hint.x_start + len(values)), shown, "o-", markersize=3,
-              label=f"physvec: {'|' + hint.observable + '|' if hint.absolute else hint.observable}")
+    for index, curve in enumerate(curves):
+        label = hint.labels[index] if index < len(hint.labels) else hint.observable
+        axes.plot(x, np.abs(curve) if hint.absolute else curve, "o-", markersize=3, label=f"physvec: {label}")
     if hint.log_y:
         axes.set_yscale("log")
     axes.set_xlabel(hint.x_label)
+    axes.set_ylabel(("|" + hint.observable + "|") if hint.absolute else hint.observable)
     return _save(figure, axes, name, out, legend_size=7)
 
 
@@ -146,32 +155,54 @@ def reproduce(upstream_file: Path, out: Path, console: Console) -> tuple[str, Ch
             _plot(outcome.run.path, task_file, upstream.name, out, upstream.overlay.figure))
 
 
+def _size(size: str) -> str:
+    """'published' or 'scaled: ...' with the run's size, short: the overlay's size text up to its citation."""
+    return size.rsplit(" (", 1)[0]
+
+
+def _chosen(figures: str, topics: str) -> list[str]:
+    """topic/file names: those given, every overlay of the topics given, or every overlay."""
+    if figures:
+        return [name for name in figures.split(",") if name]
+    wanted = {topic for topic in topics.split(",") if topic}
+    return sorted(f"{path.parent.name}/{path.name}" for path in OVERLAYS_ROOT.glob("*/*.json")
+                  if not wanted or path.parent.name in wanted)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, default=SHARED_COPY, help="a copy holding tasks/<topic>/, or a "
                                                                           "checkout's Paper_dataset/")
-    parser.add_argument("--figures", default="", help="comma-separated topic/file (default: every overlay)")
+    parser.add_argument("--figures", default="", help="comma-separated topic/file")
+    parser.add_argument("--all", default="", metavar="TOPICS",
+                        help="every overlay of these comma-separated topics (qcmb,nnwf); default: every overlay")
     parser.add_argument("--out", type=Path, default=Path("upstream-figures"))
     arguments = parser.parse_args()
-    names = [name for name in arguments.figures.split(",") if name] or \
-        sorted(f"{path.parent.name}/{path.name}" for path in OVERLAYS_ROOT.glob("*/*.json"))
+    names = _chosen(arguments.figures, arguments.all)
     root = arguments.dataset / "tasks" if (arguments.dataset / "tasks").is_dir() else arguments.dataset
     arguments.out.mkdir(parents=True, exist_ok=True)
-    console = Console()
-    table = Table("figure", "size", "verdict", "upstream truths", "independent", "paper's numbers", "convergence",
-                  "minutes", title="published QMP-Bench figures reproduced without a model")
+    console = Console(width=220)
+    columns = ("figure", "size", "verdict", "upstream truths", "independent", "paper's numbers", "convergence",
+               "minutes")
+    table = Table(*columns, title="published QMP-Bench figures reproduced without a model")
+    rows = []
     within = True
     for name in names:
         topic, file = name.split("/")
         path = root / topic / file if (root / topic / file).is_file() else root / topic / "tasks" / file
         verdict, checks, minutes, size, plot = reproduce(path, arguments.out, console)
         within &= minutes <= LIMIT_MINUTES
-        table.add_row(name, size.split(" (")[0], verdict, checks.upstream, checks.independent, checks.paper, checks.convergence,
-                      f"{minutes:.1f}")
+        rows.append((name, _size(size), verdict, checks.upstream, checks.independent, checks.paper,
+                     checks.convergence, f"{minutes:.1f}"))
+        table.add_row(*rows[-1])
         if plot is not None:
             console.print(f"  figure: {plot}")
     console.print(table)
     console.print(f"each run within {LIMIT_MINUTES} minutes on this machine: {'yes' if within else 'no'}")
+    markdown = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    markdown += ["| " + " | ".join(row) + " |" for row in rows]
+    (arguments.out / "figures.md").write_text("\n".join(markdown) + "\n")
+    console.print(f"table: {arguments.out / 'figures.md'}")
     return 0 if within else 1
 
 

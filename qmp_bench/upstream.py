@@ -73,11 +73,15 @@ class PublishedPoint(Tolerances):
 
 
 class FigureHint(StrictModel):
-    """How the published figure draws its curve, so the benchmark's overlay looks like the paper's panel."""
+    """How the published figure draws its curves, so the benchmark's overlay looks like the paper's panel."""
 
-    observable: str = Field(min_length=1, description="the result key the panel plots")
+    observable: str = Field(min_length=1, description="the result key path the panel plots")
     x_label: str = Field(min_length=1)
     x_start: int = Field(0, description="the x value of the curve's first entry (a distance starting at 1)")
+    x_parameter: str | None = Field(None, description="the spec parameter holding the x values (times)")
+    labels: list[str] = Field(default_factory=list, description="one legend entry per curve when the result holds "
+                                                                "several (a list per curve)")
+    columns: bool = Field(False, description="the result is a list over x of values per curve (a value per site)")
     absolute: bool = False
     log_y: bool = False
 
@@ -98,6 +102,10 @@ class Overlay(StrictModel):
         default_factory=dict, description="check source -> PARAMS a check implies but does not write, in the "
                                           "script's names (half filling of a 2 x 2 ladder: N_up = N_down = 2)")
     spec: ProposerSpec
+    returns: dict[str, str] = Field(
+        default_factory=dict, description="result key -> what it holds, in words (no values): the request tells a "
+                                          "model's script which keys physvec compares at the published parameters")
+    note: str = Field("", description="what the reproduction chose where the paper is ambiguous, and why")
     published: list[PublishedPoint] = Field(default_factory=list)
     independent: str | None = Field(None, description="name of an independent reference in INDEPENDENT")
     limits: Limits = Field(default_factory=Limits)
@@ -241,7 +249,8 @@ def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str
     backend = upstream.task.demanded_backend(upstream.path)
     rubric, rubric_source, rubric_checks = _rubric(upstream, backend)
     (folder / "rubric.json").write_text(json.dumps(rubric, indent=1) + "\n")
-    interface = upstream.conversion.interface(rubric_checks)
+    interface = "\n\n".join(sentence for sentence in (upstream.conversion.interface(rubric_checks),
+                                                        overlay_interface(overlay)) if sentence)
     task: dict[str, Any] = {
         "id": upstream.id, "title": f"{upstream.task.pdf_name}, {upstream.task.subplot_name} (published QMP-Bench)",
         "paper": {"path": _paper(upstream, folder)}, "target": {"figure": upstream.task.subplot_name},
@@ -267,6 +276,17 @@ def compile_task(upstream: UpstreamTask, out: Path, substitutions: dict[str, str
     (folder / "task.json").write_text(compiled.model_dump_json(indent=1, exclude_none=True) + "\n")
     (folder / "upstream.json").write_text(json.dumps(_provenance(upstream, rubric_source), indent=1) + "\n")
     return folder / "task.json"
+
+
+def overlay_interface(overlay: Overlay | None) -> str | None:
+    """The sentence that tells a script which names physvec's comparison at the published parameters reads: the
+    run function, the PARAMS keys and each returned key in words (never a value it is compared with)."""
+    if overlay is None or not overlay.returns:
+        return None
+    run = overlay.spec.run or RUN_FUNCTION
+    keys = "; ".join(f"'{key}': {meaning}" for key, meaning in overlay.returns.items())
+    return (f"Interface for physvec's comparison at the published parameters: define {run}(**params) returning a "
+            f"dict with {keys}; PARAMS must hold the keys {', '.join(overlay.spec.parameters)}.")
 
 
 def _provenance(upstream: UpstreamTask, rubric_source: str) -> dict[str, Any]:

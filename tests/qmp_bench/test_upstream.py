@@ -8,6 +8,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from physvec.verifiers.library.composer import compose_script, library_problem
@@ -130,3 +131,29 @@ def test_the_overlays_tenpy_is_taken_only_by_the_library_proposer(tmp_path, by_t
     loaded = load_task(compile_task(upstream, tmp_path, overlay_substitutions=by_the_library))
     assert loaded.task.backend == backend
     assert loaded.task.substitutions == ({"itensors": "tenpy"} if by_the_library else {})
+
+
+XXZ_PANELS = [f"task_qcmb_1_{n}.json" for n in range(3, 10)]
+
+
+@pytest.mark.parametrize("name", XXZ_PANELS)
+def test_each_xxz_panel_compiles_with_a_reference_the_library_reproduces_and_a_request_naming_its_keys(tmp_path,
+                                                                                                       name):
+    # The reference is the product formula in numpy at the published parameters (independent/xxz_quench.py); the
+    # verifier library's Qiskit pipeline at the same spec must give it to rounding, and the request must name the
+    # run function, the PARAMS keys and the result keys, never a value.
+    upstream = read_upstream(UPSTREAM / "tasks" / "qcmb" / name)
+    loaded = load_task(compile_task(upstream, tmp_path))
+    spec = loaded.task.spec
+    reference = json.loads(loaded.reference_path.read_text())
+    assert set(reference) == set(spec.observables) and loaded.task.reference.atol == 1e-8
+    from physvec.verifiers.library.qiskit_xxz_quench import XXZ_QUENCH_TROTTER
+
+    results = XXZ_QUENCH_TROTTER.run(**spec.parameters)
+    for observable in spec.observables:
+        assert np.max(np.abs(np.asarray(results[observable]) - np.asarray(reference[observable]))) < 1e-9
+    request = loaded.task.request
+    assert "run_figure(**params)" in request and all(f"'{key}'" in request for key in spec.observables)
+    assert all(key in request for key in spec.parameters)
+    shown = {f"{v:.4f}" for curve in np.ravel(reference[spec.observables[0]]) for v in [curve] if abs(v) > 0.05}
+    assert not any(number in request for number in shown), "no reference value reaches the request"
