@@ -24,11 +24,12 @@ from physvec.independent.hubbard import (
     single_particle_hamiltonian, trap,
 )
 from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
-from physvec.independent.quench import quench_energy, quench_magnetization
+from physvec.independent.quench import domain_wall_magnetizations, quench_energy, quench_magnetization
 from physvec.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
 )
+from physvec.independent.xxz_quench import quench_curves
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,17 @@ def smith2019_trotter_paramagnetic_quench() -> IndependentValues:
     return _quench(10, 2.0, 1.0)
 
 
+def smith2019_xxz_quench() -> IndependentValues:
+    """Six qubits, two curves (disorder of width 1 over 4 realisations; U = 0.8 in the potential -1.5 j), symmetric
+    steps of 0.5 on the paper's grid: the product formula in numpy; one bond swaps as -cos(4t); the clean XX chain
+    from exact evolution by diagonalisation."""
+    task = json.loads((Path(__file__).parent / "tasks" / "qsim" / "smith2019-xxz-quench" / "task.json").read_text())
+    curves = quench_curves(task["spec"]["parameters"])
+    return IndependentValues({name: curves[name] for name in task["spec"]["observables"]}, {
+        "two spins swap": -np.cos(4 * 0.3),
+        "clean XX chain at a small step": domain_wall_magnetizations(6, 1.0, [1.0])[0][3]})
+
+
 def bravo_prieto2020_vqe_paramagnetic_tfi() -> IndependentValues:
     """Four qubits, h = 2 (paramagnetic side)."""
     return _open_tfi_ground_energy(4, 2.0)
@@ -246,6 +258,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "coulson1949-h2-dissociation": coulson1949_h2_dissociation,
     "ditchfield1971-h2-631g": ditchfield1971_h2_631g,
     "smith2019-trotter-paramagnetic-quench": smith2019_trotter_paramagnetic_quench,
+    "smith2019-xxz-quench": smith2019_xxz_quench,
     "bravo-prieto2020-vqe-paramagnetic-tfi": bravo_prieto2020_vqe_paramagnetic_tfi,
 }
 """Task id -> the computation of its independent values."""
