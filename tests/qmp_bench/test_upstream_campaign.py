@@ -59,7 +59,7 @@ REPLIES = {
     "upstream-qcmb-1-1": [QUENCH_PLAN, fenced(QUENCH.replace(CORRECT_WALL, MIRRORED_WALL)),
                           f"The wall was mirrored.\n\n```python\n{CORRECT_WALL}\n```\n"],
     "upstream-qcmb-1-2": [QUENCH_PLAN, fenced(QUENCH.replace('"site": 4', '"site": 6'))],
-    "upstream-qcmb-1-3": [QUENCH_PLAN, fenced(QUENCH), *yes_votes(12)],
+    "upstream-qcmb-2-2": [QUENCH_PLAN, fenced(QUENCH), *yes_votes(12)],  # no overlay yet: physvec cannot recompute it
     "upstream-qcmb-2-1": [plan("Hubbard dimer", "exact sectors of the qubit Hamiltonian", "ground-state energy"),
                           fenced(HUBBARD), *yes_votes(12)],
     "upstream-dft-qc-1-1": [plan("the complex", "RHF in PySCF", "frontier orbitals"), fenced(NO_GEOMETRY)],
@@ -83,7 +83,7 @@ def upstream_run(out: Path, replies: Path, tasks: str, method: str) -> int:
 def campaign(tmp_path_factory) -> Campaign:
     folder = tmp_path_factory.mktemp("upstream-campaign")
     replies = write_reply_folder(folder / "replies")
-    six = "qcmb/task_qcmb_1_[123].json,qcmb/task_qcmb_2_1.json,dft_qc/task_dft_qc_[14]_1.json"
+    six = "qcmb/task_qcmb_1_[12].json,qcmb/task_qcmb_2_[12].json,dft_qc/task_dft_qc_[14]_1.json"
     assert upstream_run(folder / "campaign", replies, six, "one-shot") == 0
     assert upstream_run(folder / "campaign", replies, "qcmb/task_qcmb_1_[12].json", "physvec") == 0
     return Campaign(folder / "campaign")
@@ -108,8 +108,8 @@ def test_every_trial_ends_as_its_replies_meant_and_keeps_its_run_folder(campaign
     assert endings == {
         ("qcmb/upstream-qcmb-1-1", "one-shot"): ("failed", "programming repair budget spent (0 of 0 rounds)"),
         ("qcmb/upstream-qcmb-1-2", "one-shot"): ("certified", "every stage ran"),
-        ("qcmb/upstream-qcmb-1-3", "one-shot"): ("unknown", "every stage ran"),
         ("qcmb/upstream-qcmb-2-1", "one-shot"): ("unknown", "every stage ran"),
+        ("qcmb/upstream-qcmb-2-2", "one-shot"): ("unknown", "every stage ran"),
         ("dft_qc/upstream-dft-qc-1-1", "one-shot"): ("failed", "programming repair budget spent (0 of 0 rounds)"),
         ("dft_qc/upstream-dft-qc-4-1", "one-shot"): ("unknown", "every stage ran"),
         ("qcmb/upstream-qcmb-1-1", "physvec"): ("certified", "every stage ran"),
@@ -131,7 +131,7 @@ def test_yes_votes_on_a_task_physvec_cannot_recompute_leave_it_unknown_not_certi
 
 def test_a_rerun_of_the_campaign_runs_nothing_again(campaign):
     before = campaign.records_file.read_text()
-    six = "qcmb/task_qcmb_1_[123].json,qcmb/task_qcmb_2_1.json,dft_qc/task_dft_qc_[14]_1.json"
+    six = "qcmb/task_qcmb_1_[12].json,qcmb/task_qcmb_2_[12].json,dft_qc/task_dft_qc_[14]_1.json"
     assert upstream_run(campaign.folder, campaign.folder.parent / "replies", six, "one-shot") == 0
     assert campaign.records_file.read_text() == before
 
@@ -187,7 +187,7 @@ def test_the_report_command_prints_the_table_and_writes_its_files(campaign, tmp_
     assert qmp_bench_main(["upstream", "report", str(campaign.folder), "--out", str(out)]) == 0
     said = " ".join(capsys.readouterr().out.split())
     assert "│ qcmb │ physvec │" in said and "│ 0.5 / 1 │" in said, "the repaired run's iterations, mean / max"
-    for task in ("dft_qc/upstream-dft-qc-4-1", "qcmb/upstream-qcmb-1-3", "qcmb/upstream-qcmb-2-1"):
+    for task in ("dft_qc/upstream-dft-qc-4-1", "qcmb/upstream-qcmb-2-1", "qcmb/upstream-qcmb-2-2"):
         assert f"{task} (one-shot, " in said, "each unknown trial is named"
     assert said.count("ended unknown: every stage ran; scientific: evidence unknown (no independent value") == 3
     with (out / "upstream_report.csv").open() as stream:
