@@ -112,6 +112,8 @@ def test_the_spec_triple_finds_the_pipeline():
 
 
 def test_a_script_sharing_one_name_with_the_chain_is_not_tested_in_it():
-    # a Hubbard dimer's PARAMS share only U with the XXZ chain: its functions keep the backend's first background
-    assert best_pipeline("qiskit", {"t": 1.0, "U": 0.0, "occupations": [0, 1, 2]}).name == "tfim_trotter"
+    # PARAMS that share only U with the XXZ chain (and with the Hubbard model) keep the backend's first background;
+    # a Hubbard dimer's t, U and occupations make it the Hubbard ansatz's
+    assert best_pipeline("qiskit", {"U": 0.5, "beta": 2.0}).name == "tfim_trotter"
+    assert best_pipeline("qiskit", {"t": 1.0, "U": 0.0, "occupations": [0, 1, 2]}).name == "hubbard_hva_vqe"
     assert best_pipeline("qiskit", {"L": 6, "J": 1.0, "U": [0.5], "dt": 0.1, "times": [0.0]}) is XXZ_QUENCH_TROTTER
