@@ -98,6 +98,7 @@ def _plot_as_published(values: Any, hint: FigureHint, parameters: dict[str, Any]
     each x, against the spec's x values where the hint names them."""
     curves = np.asarray(values, dtype=float)
     curves = np.atleast_2d(curves.T if hint.columns else curves)
+    curves = curves[hint.curves] if hint.curves else curves
     x = parameters[hint.x_parameter] if hint.x_parameter else range(hint.x_start, hint.x_start + curves.shape[1])
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for index, curve in enumerate(curves):

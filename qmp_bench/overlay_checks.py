@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from physvec.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
+from physvec.independent.hubbard_vqe import vqe_results
 from physvec.independent.quench import domain_wall_magnetizations
 from physvec.independent.spin_chains import bethe_ring_ground_energy
 from physvec.independent.xxz_quench import quench_curves
@@ -102,10 +103,33 @@ def xxz_product_formula(spec: ProposerSpec) -> IndependentChecks:
                                 "of the field, odd-bond and even-bond groups (independent/xxz_quench.py, no Qiskit)"})
 
 
+def hubbard_vqe_ansatz(spec: ProposerSpec) -> IndependentChecks:
+    """Every result the spec returns, by the same one-layer ansatz written again in numpy on occupation bit strings
+    (independent/hubbard_vqe.py, its own fermion signs, no Qiskit), from the same starts; and the variational bound
+    at half filling by exact diagonalisation of that sector.  Energies agree to rounding, correlations to the
+    optimiser's end point (1e-6)."""
+    values = vqe_results(spec.parameters)
+    main, *also = spec.observables
+    occupations = spec.parameters["occupations"]
+    half = spec.parameters["columns"] * spec.parameters["rows"]
+    checks = IndependentChecks(reference={
+        "values": {name: values[name] for name in spec.observables}, "observable": main, "also": also,
+        "atol": 1e-6, "source": "the same one-layer ansatz on occupation bit strings in numpy and scipy, BFGS from "
+                                "the same starts (independent/hubbard_vqe.py, no Qiskit)"})
+    if "energies" in spec.observables and half in occupations:
+        index = occupations.index(half)
+        checks.assertions.append({
+            "kind": "bound", "name": "independent variational bound at half filling", "run": spec.run or RUN_FUNCTION,
+            "overrides": {}, "observable": f"energies.{index}", "op": ">=",
+            "value": round(values["exact_energies"][index], 10), "atol": 1e-8,
+            "reference": "exact diagonalisation of the half-filled sector (independent/hubbard_vqe.py)"})
+    return checks
+
+
 INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
     "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe,
-    "xxz_product_formula": xxz_product_formula}
+    "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz}
 """Name -> the computation of an overlay's independent checks, from its spec alone."""
 
 

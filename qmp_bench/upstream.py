@@ -82,6 +82,7 @@ class FigureHint(StrictModel):
     labels: list[str] = Field(default_factory=list, description="one legend entry per curve when the result holds "
                                                                 "several (a list per curve)")
     columns: bool = Field(False, description="the result is a list over x of values per curve (a value per site)")
+    curves: list[int] = Field(default_factory=list, description="the curves the panel draws, by index (default all)")
     absolute: bool = False
     log_y: bool = False
 

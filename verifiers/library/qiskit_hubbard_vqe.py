@@ -15,12 +15,13 @@ three angles on a chain (bonds from odd rows, from even rows), four on a ladder 
 
 from __future__ import annotations
 
-import itertools
+import math
 from typing import Any
 
 import numpy as np
 from qiskit import QuantumCircuit
 from qiskit.circuit.library import PauliEvolutionGate
+from qiskit.primitives import StatevectorEstimator
 from qiskit.quantum_info import SparsePauliOp, Statevector
 from qiskit.synthesis import LieTrotter
 from scipy.optimize import minimize
@@ -81,31 +82,54 @@ def ansatz_hva_generators(lattice: dict[str, Any]) -> list[SparsePauliOp]:
     return generators
 
 
-def initialstate_slater_determinants(lattice: dict[str, Any], t: float, occupations: list[int]) -> list[Statevector]:
-    """The U = 0 ground state of each occupation N: N_up = ceil(N/2) and N_down = floor(N/2) fermions in the lowest
-    orbitals of the hopping matrix; a basis state's amplitude is the product of one determinant per spin."""
+def initialstate_slater_circuits(lattice: dict[str, Any], t: float, occupations: list[int]) -> list[QuantumCircuit]:
+    """The U = 0 ground state of each occupation N as a circuit: N_up = ceil(N/2) and N_down = floor(N/2) fermions
+    in the lowest orbitals of the hopping matrix, prepared per spin from the first modes filled (X) by N (n - N)
+    Givens rotations of neighbouring modes, as the paper prepares it.
+
+    The rotations reduce the orbitals Q (N x n, orthonormal rows) to [I | 0]: rotations of rows (free: they change
+    the determinant's phase only) clear row r beyond column r + n - N, then rotations of columns (c - 1, c) clear
+    each row right of its diagonal; applying the column rotations' mode rotations in reverse order to the filled
+    modes gives Q's determinant state, exp(theta (X_p Y_p+1 - Y_p X_p+1) / 2) per rotation of angle theta."""
     n = len(lattice["sites"])
     hopping = np.zeros((n, n))
     for a, b in lattice["bonds"]:
         hopping[a, b] = hopping[b, a] = -t
     orbitals = np.linalg.eigh(hopping)[1]
-    states = []
+    circuits = []
     for occupation in occupations:
         if not 0 < occupation < 2 * n:
             raise ValueError(f"occupation {occupation} is not between 1 and {2 * n - 1}")
-        up, down = (occupation + 1) // 2, occupation // 2
-        amplitudes = np.zeros(2 ** (2 * n), dtype=complex)
-        for ups in map(list, itertools.combinations(range(n), up)):
-            first = np.linalg.det(orbitals[np.ix_(ups, range(up))]) if up else 1.0
-            for downs in map(list, itertools.combinations(range(n), down)):
-                second = np.linalg.det(orbitals[np.ix_(downs, range(down))]) if down else 1.0
-                amplitudes[sum(2**q for q in ups) + sum(2 ** (q + n) for q in downs)] = first * second
-        states.append(Statevector(amplitudes))
-    return states
+        circuit = QuantumCircuit(2 * n)
+        for count, offset in (((occupation + 1) // 2, 0), (occupation // 2, n)):
+            matrix = orbitals[:, :count].T.copy()
+            for column in range(n - 1, n - count, -1):
+                for row in range(column - (n - count)):
+                    a, b = matrix[row, column], matrix[row + 1, column]
+                    if abs(a) > 1e-14:
+                        rho = math.hypot(a, b)
+                        turn = np.array([[b / rho, -a / rho], [a / rho, b / rho]])
+                        matrix[[row, row + 1]] = turn @ matrix[[row, row + 1]]
+            rotations = []
+            for row in range(count):
+                for column in range(row + n - count, row, -1):
+                    theta = math.atan2(matrix[row, column], matrix[row, column - 1])
+                    turn = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+                    matrix[:, [column - 1, column]] = matrix[:, [column - 1, column]] @ turn
+                    rotations.append((column - 1, theta))
+            for mode in range(count):
+                circuit.x(offset + mode)
+            for mode, theta in reversed(rotations):
+                generator = SparsePauliOp.from_sparse_list([("XY", [offset + mode, offset + mode + 1], 0.5),
+                                                            ("YX", [offset + mode, offset + mode + 1], -0.5)],
+                                                           num_qubits=2 * n)
+                circuit.compose(LieTrotter(reps=1).synthesize(PauliEvolutionGate(generator, time=theta)), inplace=True)
+        circuits.append(circuit)
+    return circuits
 
 
-def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauliOp], initial_states: list[Statevector],
-                        starts: list[list[float]]) -> list[list[float]]:
+def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauliOp],
+                        initial_states: list[QuantumCircuit], starts: list[list[float]]) -> list[list[float]]:
     """Per occupation, the angles that minimise <H> over one ansatz layer: BFGS from each start (its first
     len(generators) entries), the lowest end kept.  Every generator keeps N_up and N_down, so the search simulates
     the ansatz inside the initial state's sector: the Qiskit operators restricted to the basis states there and
@@ -117,8 +141,8 @@ def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauli
     downs = np.array([bin(index >> n).count("1") for index in counts])
     full = [hamiltonian.to_matrix(sparse=True)] + [generator.to_matrix(sparse=True) for generator in generators]
     angles = []
-    for state in initial_states:
-        amplitudes = state.data
+    for initial in initial_states:
+        amplitudes = Statevector(initial).data
         occupied = int(np.flatnonzero(np.abs(amplitudes) > 1e-12)[0])
         sector = np.flatnonzero((ups == ups[occupied]) & (downs == downs[occupied]))
         restricted = [matrix[sector][:, sector].tocsr() for matrix in full]
@@ -135,38 +159,42 @@ def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauli
     return angles
 
 
-def circuit_hva_states(initial_states: list[Statevector], generators: list[SparsePauliOp],
-                       angles: list[list[float]]) -> list[Statevector]:
-    """The ansatz circuit at each occupation's angles, applied to its initial state: one exact block of Pauli
+def circuit_hva_ansatz(initial_states: list[QuantumCircuit], generators: list[SparsePauliOp],
+                       angles: list[list[float]]) -> list[QuantumCircuit]:
+    """Each occupation's initial circuit followed by one ansatz layer at its angles: one exact block of Pauli
     rotations per generator (its terms commute), in the generators' order."""
-    states = []
-    for state, theta in zip(initial_states, angles, strict=True):
-        circuit = QuantumCircuit(state.num_qubits)
+    circuits = []
+    for initial, theta in zip(initial_states, angles, strict=True):
+        circuit = initial.copy()
         for generator, angle in zip(generators, theta, strict=True):
             circuit.compose(LieTrotter(reps=1).synthesize(PauliEvolutionGate(generator, time=angle)), inplace=True)
-        states.append(state.evolve(circuit))
-    return states
+        circuits.append(circuit)
+    return circuits
 
 
-def observable_energies(hamiltonian: SparsePauliOp, states: list[Statevector]) -> list[float]:
-    """<H> of each occupation's optimised state."""
-    return [float(state.expectation_value(hamiltonian).real) for state in states]
+def observable_energies(hamiltonian: SparsePauliOp, circuits: list[QuantumCircuit]) -> list[float]:
+    """<H> of each occupation's optimised circuit, by Qiskit's state-vector estimator."""
+    result = StatevectorEstimator().run([(circuit, hamiltonian) for circuit in circuits]).result()
+    return [float(item.data.evs) for item in result]
 
 
-def observable_chemical_potentials(energies: list[float], occupations: list[int]) -> list[float]:
-    """mu(N) = E(N) - E(N - 1) for each occupation N, with E(0) = 0 (the empty lattice)."""
-    known = dict(zip(occupations, energies, strict=True)) | {0: 0.0}
+def observable_chemical_potentials(hamiltonian: SparsePauliOp, circuits: list[QuantumCircuit],
+                                   occupations: list[int]) -> list[float]:
+    """mu(N) = E(N) - E(N - 1) for each occupation N, with E(0) = 0 (the empty lattice); E by the estimator."""
+    result = StatevectorEstimator().run([(circuit, hamiltonian) for circuit in circuits]).result()
+    known = dict(zip(occupations, (float(item.data.evs) for item in result), strict=True)) | {0: 0.0}
     missing = [occupation - 1 for occupation in occupations if occupation - 1 not in known]
     if missing:
         raise ValueError(f"mu(N) needs E(N - 1): occupations {missing} are not computed")
     return [known[occupation] - known[occupation - 1] for occupation in occupations]
 
 
-def observable_charge_correlations(states: list[Statevector]) -> list[list[float]]:
+def observable_charge_correlations(circuits: list[QuantumCircuit]) -> list[list[float]]:
     """Per occupation, C(1, i) = (<n_1 n_i> - <n_1><n_i>) / (<n_1^2> - <n_1>^2) with n = n_up + n_down, for every
     site i in snake order (site 1 is the snake's first site, an end of a chain)."""
     result = []
-    for state in states:
+    for circuit in circuits:
+        state = Statevector(circuit)
         qubits = state.num_qubits
         n = qubits // 2
         bits = (np.arange(2**qubits)[:, None] >> np.arange(qubits)[None, :]) & 1
@@ -178,10 +206,11 @@ def observable_charge_correlations(states: list[Statevector]) -> list[list[float
     return result
 
 
-def observable_spin_correlations(states: list[Statevector]) -> list[list[list[float]]]:
+def observable_spin_correlations(circuits: list[QuantumCircuit]) -> list[list[list[float]]]:
     """Per occupation, the matrix C(i, j) = <S_i S_j> - <S_i><S_j> with S = n_up - n_down, sites in snake order."""
     result = []
-    for state in states:
+    for circuit in circuits:
+        state = Statevector(circuit)
         qubits = state.num_qubits
         n = qubits // 2
         bits = (np.arange(2**qubits)[:, None] >> np.arange(qubits)[None, :]) & 1
@@ -201,9 +230,9 @@ HUBBARD_HVA_VQE = BackgroundPipeline(
         BackgroundStep("lattice", lattice_hubbard_snake, "lattice"),
         BackgroundStep("hamiltonian", hamiltonian_hubbard_jw, "hamiltonian"),
         BackgroundStep("ansatz", ansatz_hva_generators, "generators"),
-        BackgroundStep("initialstate", initialstate_slater_determinants, "initial_states"),
+        BackgroundStep("initialstate", initialstate_slater_circuits, "initial_states"),
         BackgroundStep("effector", effector_vqe_angles, "angles"),
-        BackgroundStep("circuit", circuit_hva_states, "states"),
+        BackgroundStep("circuit", circuit_hva_ansatz, "circuits"),
         BackgroundStep("observable", observable_energies, "energies"),
         BackgroundStep("observable", observable_chemical_potentials, "chemical_potentials"),
         BackgroundStep("observable", observable_charge_correlations, "charge_correlations"),

@@ -44,7 +44,8 @@ def lattice_xxz_fields(L: int, disorder: list[float], slope: list[float], realis
     return fields
 
 
-def hamiltonian_xxz_chains(L: int, J: float, U: list[float], fields: list[list[list[float]]]) -> list[list[SparsePauliOp]]:
+def hamiltonian_xxz_chains(L: int, J: float, U: list[float],
+                           fields: list[list[list[float]]]) -> list[list[SparsePauliOp]]:
     """H per curve and realisation: -J (XX + YY) + U[c] ZZ on every bond, h_j Z_j on every site."""
     if len(U) != len(fields):
         raise ValueError(f"U has {len(U)} curves and the fields {len(fields)}")

@@ -7,14 +7,17 @@ paper's own number, -3.478 for half filling of 1 x 8 at U = 4.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+from qiskit.quantum_info import Statevector
 
 from physvec.independent.hubbard_vqe import snake, vqe_results
 from physvec.verifiers.library import pipeline_for_spec
 from physvec.verifiers.library.qiskit_hubbard_vqe import (
-    HUBBARD_HVA_VQE, ansatz_hva_generators, circuit_hva_states, effector_vqe_angles, hamiltonian_hubbard_jw,
-    initialstate_slater_determinants, lattice_hubbard_snake, observable_chemical_potentials, observable_energies,
+    HUBBARD_HVA_VQE, ansatz_hva_generators, circuit_hva_ansatz, effector_vqe_angles, hamiltonian_hubbard_jw,
+    initialstate_slater_circuits, lattice_hubbard_snake, observable_chemical_potentials, observable_energies,
 )
 
 LADDER = {"columns": 2, "rows": 2, "occupations": [1, 2, 3, 4, 5, 6, 7]}
@@ -36,9 +39,9 @@ def test_the_papers_half_filled_chain_reaches_its_published_energy():
     # half-filled 1 x 8 chain at U = 4 has energy -3.478 (the exact ground energy is -4.236)
     lattice = lattice_hubbard_snake(1, 8)
     hamiltonian, generators = hamiltonian_hubbard_jw(lattice, 1.0, 4.0), ansatz_hva_generators(lattice)
-    initial = initialstate_slater_determinants(lattice, 1.0, [8])
+    initial = initialstate_slater_circuits(lattice, 1.0, [8])
     angles = effector_vqe_angles(hamiltonian, generators, initial, HUBBARD_HVA_VQE.params["starts"])
-    (energy,) = observable_energies(hamiltonian, circuit_hva_states(initial, generators, angles))
+    (energy,) = observable_energies(hamiltonian, circuit_hva_ansatz(initial, generators, angles))
     assert energy == pytest.approx(-3.478, abs=5e-4)
 
 
@@ -66,9 +69,35 @@ def test_fixed_particle_number_and_spin_make_correlations_sum_to_zero():
 
 
 def test_the_chemical_potential_is_the_energy_difference_and_says_what_it_lacks():
-    assert observable_chemical_potentials([-1.0, -3.0, -2.5], [1, 2, 3]) == [-1.0, -2.0, 0.5]
-    with pytest.raises(ValueError, match=r"occupations \[7\] are not computed"):
-        observable_chemical_potentials([-3.0], [8])
+    run = HUBBARD_HVA_VQE.run()
+    energies = [0.0, *run["energies"]]
+    assert run["chemical_potentials"] == pytest.approx([b - a for a, b in zip(energies, energies[1:])], abs=1e-12)
+    lattice = lattice_hubbard_snake(1, 4)
+    circuits = circuit_hva_ansatz(initialstate_slater_circuits(lattice, 1.0, [3]), ansatz_hva_generators(lattice),
+                                  [[0.1, 0.2, 0.3]])
+    with pytest.raises(ValueError, match=r"occupations \[2\] are not computed"):
+        observable_chemical_potentials(hamiltonian_hubbard_jw(lattice, 1.0, 4.0), circuits, [3])
+
+
+@pytest.mark.parametrize("columns, rows, occupation", [(1, 8, 8), (1, 8, 5), (2, 4, 7), (2, 3, 2)])
+def test_the_givens_circuit_prepares_the_determinant_of_the_lowest_orbitals(columns, rows, occupation):
+    # N_sigma (n - N_sigma) rotations per spin; the state must be the product of one determinant per spin of the
+    # hopping matrix's lowest orbitals (computed here from numpy's eigh), up to a global phase
+    lattice = lattice_hubbard_snake(columns, rows)
+    n, up, down = columns * rows, (occupation + 1) // 2, occupation // 2
+    (circuit,) = initialstate_slater_circuits(lattice, 1.0, [occupation])
+    hopping = np.zeros((n, n))
+    for a, b in lattice["bonds"]:
+        hopping[a, b] = hopping[b, a] = -1.0
+    orbitals = np.linalg.eigh(hopping)[1]
+    expected = np.zeros(2 ** (2 * n))
+    for ups in itertools.combinations(range(n), up):
+        for downs in itertools.combinations(range(n), down):
+            expected[sum(2**q for q in ups) + sum(2 ** (q + n) for q in downs)] = \
+                np.linalg.det(orbitals[np.ix_(ups, range(up))]) * np.linalg.det(orbitals[np.ix_(downs, range(down))])
+    assert abs(np.vdot(expected, Statevector(circuit).data)) == pytest.approx(1.0, abs=1e-10)
+    rotations = sum(1 for instruction in circuit.data if instruction.operation.name != "x")
+    assert rotations >= up * (n - up) + down * (n - down)
 
 
 def test_the_snake_is_the_papers_numbering_and_the_groups_its_layer():
