@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -158,7 +159,7 @@ def reproduce(upstream_file: Path, out: Path, console: Console) -> tuple[str, Ch
 
 def _size(size: str) -> str:
     """'published' or 'scaled: ...' with the run's size, short: the overlay's size text up to its citation."""
-    return size.rsplit(" (", 1)[0]
+    return re.sub(r"\s\((?:[^()]|\([^()]*\))*\)$", "", size)
 
 
 def _chosen(figures: str, topics: str) -> list[str]:

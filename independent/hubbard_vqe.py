@@ -75,9 +75,10 @@ class Sector:
         return np.asarray(amplitudes, dtype=complex)
 
 
-def optimise(columns: int, rows: int, t: float, U: float, occupation: int,
-             starts: list[list[float]]) -> tuple[float, np.ndarray, float, Sector]:
-    """(lowest ansatz energy, its state, the sector's exact ground energy, the sector) for one occupation."""
+def optimise(columns: int, rows: int, t: float, U: float, occupation: int, restarts: int,
+             seed: int) -> tuple[float, np.ndarray, float, Sector]:
+    """(lowest ansatz energy, its state, the sector's exact ground energy, the sector) for one occupation: BFGS from
+    ``restarts`` starts uniform in [-1, 1] per angle, numpy's default_rng(seed) (the library's definition)."""
     sites, groups = snake(columns, rows)
     n, up, down = len(sites), (occupation + 1) // 2, occupation // 2
     sector = Sector(n, up, down)
@@ -96,8 +97,8 @@ def optimise(columns: int, rows: int, t: float, U: float, occupation: int,
         psi = state(theta)
         return float(np.vdot(psi, hamiltonian @ psi).real)
 
-    best = min((minimize(energy, np.asarray(guess[:len(generators)], float), method="BFGS") for guess in starts),
-               key=lambda end: end.fun)
+    starts = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(restarts, len(generators)))
+    best = min((minimize(energy, guess, method="BFGS") for guess in starts), key=lambda end: end.fun)
     exact = float(np.linalg.eigvalsh(hamiltonian.toarray())[0]) if len(sector.states) < 3 else \
         float(eigsh(hamiltonian, k=1, which="SA", tol=1e-12)[0][0])
     return best.fun, state(best.x), exact, sector
@@ -105,11 +106,11 @@ def optimise(columns: int, rows: int, t: float, U: float, occupation: int,
 
 def vqe_results(params: dict[str, Any]) -> dict[str, Any]:
     """Energies, chemical potentials, charge correlations C(1, i) and spin correlation matrices per occupation, and
-    the exact ground energies, for the library's parameters (columns, rows, t, U, occupations, starts)."""
+    the exact ground energies, for the library's parameters (columns, rows, t, U, occupations, restarts, seed)."""
     found: dict[str, list] = {"energies": [], "exact_energies": [], "charge_correlations": [], "spin_correlations": []}
     for occupation in params["occupations"]:
         energy, psi, exact, sector = optimise(params["columns"], params["rows"], params["t"], params["U"], occupation,
-                                              params["starts"])
+                                              params["restarts"], params["seed"])
         n, p = sector.n, np.abs(psi) ** 2
         occupied = sector.occupations()
         density, spin = occupied[:, :n] + occupied[:, n:], occupied[:, :n] - occupied[:, n:]

@@ -129,9 +129,10 @@ def initialstate_slater_circuits(lattice: dict[str, Any], t: float, occupations:
 
 
 def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauliOp],
-                        initial_states: list[QuantumCircuit], starts: list[list[float]]) -> list[list[float]]:
-    """Per occupation, the angles that minimise <H> over one ansatz layer: BFGS from each start (its first
-    len(generators) entries), the lowest end kept.  Every generator keeps N_up and N_down, so the search simulates
+                        initial_states: list[QuantumCircuit], restarts: int, seed: int) -> list[list[float]]:
+    """Per occupation, the angles that minimise <H> over one ansatz layer: BFGS from each of ``restarts`` starts
+    drawn uniformly from [-1, 1] per angle (numpy's default_rng(seed), one block for every occupation), the lowest
+    end kept.  Every generator keeps N_up and N_down, so the search simulates
     the ansatz inside the initial state's sector: the Qiskit operators restricted to the basis states there and
     exponentiated exactly (expm_multiply), which is the circuit's noiseless result."""
     qubits = hamiltonian.num_qubits
@@ -140,6 +141,9 @@ def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauli
     ups = np.array([bin(index & (2**n - 1)).count("1") for index in counts])
     downs = np.array([bin(index >> n).count("1") for index in counts])
     full = [hamiltonian.to_matrix(sparse=True)] + [generator.to_matrix(sparse=True) for generator in generators]
+    if restarts < 1:
+        raise ValueError(f"restarts must be at least 1, got {restarts}")
+    starts = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(restarts, len(generators)))
     angles = []
     for initial in initial_states:
         amplitudes = Statevector(initial).data
@@ -154,7 +158,7 @@ def effector_vqe_angles(hamiltonian: SparsePauliOp, generators: list[SparsePauli
                 psi = expm_multiply(-1j * angle * generator, psi)
             return float(np.vdot(psi, restricted[0] @ psi).real)
 
-        ends = [minimize(energy, np.asarray(guess[:len(generators)], dtype=float), method="BFGS") for guess in starts]
+        ends = [minimize(energy, guess, method="BFGS") for guess in starts]
         angles.append([float(angle) for angle in min(ends, key=lambda end: end.fun).x])
     return angles
 
@@ -224,8 +228,7 @@ def observable_spin_correlations(circuits: list[QuantumCircuit]) -> list[list[li
 HUBBARD_HVA_VQE = BackgroundPipeline(
     backend="qiskit", name="hubbard_hva_vqe",
     model="fermi_hubbard", lattice="open_grid", method="vqe",
-    params={"columns": 1, "rows": 4, "t": 1.0, "U": 4.0, "occupations": [1, 2, 3, 4],
-            "starts": [[0.5, -0.3, 0.2, 0.1], [-0.4, 0.6, -0.2, 0.3]]},
+    params={"columns": 1, "rows": 4, "t": 1.0, "U": 4.0, "occupations": [1, 2, 3, 4], "restarts": 2, "seed": 3},
     steps=(
         BackgroundStep("lattice", lattice_hubbard_snake, "lattice"),
         BackgroundStep("hamiltonian", hamiltonian_hubbard_jw, "hamiltonian"),
