@@ -39,11 +39,11 @@ class Sector:
                        for downs in itertools.combinations(range(n), down)]
         self.index = {state: k for k, state in enumerate(self.states)}
 
-    def hopping(self, bonds: list[tuple[int, int]], t: float) -> csr_matrix:
-        """-t sum over the bonds and both spins of (c^dag_a c_b + c^dag_b c_a)."""
+    def hopping(self, bonds: list[tuple[int, int]], t: float, spins: tuple[int, ...] = (0, 1)) -> csr_matrix:
+        """-t sum over the bonds and the given spins (0 up, 1 down) of (c^dag_a c_b + c^dag_b c_a)."""
         rows, columns, values = [], [], []
         for k, state in enumerate(self.states):
-            for shift in (0, self.n):
+            for shift in (spin * self.n for spin in spins):
                 for i, j in bonds:
                     for a, b in ((i + shift, j + shift), (j + shift, i + shift)):
                         if state >> b & 1 and not state >> a & 1:
@@ -68,7 +68,10 @@ class Sector:
         hopping = np.zeros((self.n, self.n))
         for a, b in bonds:
             hopping[a, b] = hopping[b, a] = -t
-        orbitals = np.linalg.eigh(hopping)[1]
+        return self.determinant(np.linalg.eigh(hopping)[1], up, down)
+
+    def determinant(self, orbitals: np.ndarray, up: int, down: int) -> np.ndarray:
+        """The Slater determinant of the first ``up`` orbitals (columns) spin up and the first ``down`` spin down."""
         occupied = self.occupations()
         amplitudes = [np.linalg.det(orbitals[np.ix_(np.flatnonzero(row[:self.n]), range(up))]) *
                       np.linalg.det(orbitals[np.ix_(np.flatnonzero(row[self.n:]), range(down))]) for row in occupied]

@@ -23,6 +23,7 @@ from physvec.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
 )
+from physvec.independent.hubbard_vqe import snake, vqe_results
 from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
 from physvec.independent.quench import domain_wall_magnetizations, quench_energy, quench_magnetization
 from physvec.independent.spin_chains import (
@@ -233,6 +234,30 @@ def smith2019_xxz_quench() -> IndependentValues:
         "clean XX chain at a small step": domain_wall_magnetizations(6, 1.0, [1.0])[0][3]})
 
 
+def _snake_hopping(columns: int, rows: int, t: float) -> np.ndarray:
+    """The single-particle hopping matrix -t on every bond of the open grid, sites in snake order."""
+    _, groups = snake(columns, rows)
+    matrix = np.zeros((columns * rows, columns * rows))
+    for i, j in (bond for group in groups for bond in group):
+        matrix[i, j] = matrix[j, i] = -t
+    return matrix
+
+
+def stanisic2022_hubbard_vqe() -> IndependentValues:
+    """The open 2 x 3 ladder at U = 8, occupations 1..6: the ansatz on occupation bit strings; free fermions at
+    U = 0 (four particles); first-order perturbation theory at U = 0.05, half filling; the exact four-particle
+    ground energy for the variational bound."""
+    task = json.loads((Path(__file__).parent / "tasks" / "qsim" / "stanisic2022-hubbard-vqe" / "task.json").read_text())
+    parameters = task["spec"]["parameters"]
+    found = vqe_results(parameters)
+    levels, orbitals = np.linalg.eigh(_snake_hopping(2, 3, 1.0))
+    half_filled_density = np.sum(orbitals[:, :3] ** 2, axis=1)  # per spin, three of each at half filling
+    return IndependentValues({name: found[name] for name in task["spec"]["observables"]}, {
+        "free fermions at four particles": 2 * sum(levels[:2]),
+        "weak interaction at half filling": 2 * sum(levels[:3]) + 0.05 * float(half_filled_density @ half_filled_density),
+        "above the exact ground energy at four particles": found["exact_energies"][3]})
+
+
 def bravo_prieto2020_vqe_paramagnetic_tfi() -> IndependentValues:
     """Four qubits, h = 2 (paramagnetic side)."""
     return _open_tfi_ground_energy(4, 2.0)
@@ -260,6 +285,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "smith2019-trotter-paramagnetic-quench": smith2019_trotter_paramagnetic_quench,
     "smith2019-xxz-quench": smith2019_xxz_quench,
     "bravo-prieto2020-vqe-paramagnetic-tfi": bravo_prieto2020_vqe_paramagnetic_tfi,
+    "stanisic2022-hubbard-vqe": stanisic2022_hubbard_vqe,
 }
 """Task id -> the computation of its independent values."""
 

@@ -18,6 +18,7 @@ from qiskit.synthesis import LieTrotter
 from scipy.optimize import minimize
 
 from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library.qiskit_hubbard_iqpe import HUBBARD_RING_IQPE
 from physvec.verifiers.library.qiskit_hubbard_vqe import HUBBARD_HVA_VQE
 from physvec.verifiers.library.qiskit_xxz_quench import XXZ_QUENCH_TROTTER
 
@@ -175,4 +176,5 @@ XX_DOMAIN_WALL_TROTTER = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (TFIM_TROTTER, TFIM_VQE, XX_DOMAIN_WALL_TROTTER, XXZ_QUENCH_TROTTER, HUBBARD_HVA_VQE)
+PIPELINES = (TFIM_TROTTER, TFIM_VQE, XX_DOMAIN_WALL_TROTTER, XXZ_QUENCH_TROTTER, HUBBARD_HVA_VQE,
+             HUBBARD_RING_IQPE)

@@ -82,27 +82,33 @@ def ansatz_hva_generators(lattice: dict[str, Any]) -> list[SparsePauliOp]:
     return generators
 
 
-def initialstate_slater_circuits(lattice: dict[str, Any], t: float, occupations: list[int]) -> list[QuantumCircuit]:
+def lattice_hopping_orbitals(lattice: dict[str, Any], t: float) -> list[list[float]]:
+    """The U = 0 orbitals: eigenvectors (columns, energy ascending) of the hopping matrix -t on every bond (the
+    open grids' levels are not degenerate, so the determinant of the lowest is unique)."""
+    n = len(lattice["sites"])
+    hopping = np.zeros((n, n))
+    for a, b in lattice["bonds"]:
+        hopping[a, b] = hopping[b, a] = -t
+    return np.linalg.eigh(hopping)[1].tolist()
+
+
+def initialstate_slater_circuits(orbitals: list[list[float]], occupations: list[int]) -> list[QuantumCircuit]:
     """The U = 0 ground state of each occupation N as a circuit: N_up = ceil(N/2) and N_down = floor(N/2) fermions
-    in the lowest orbitals of the hopping matrix, prepared per spin from the first modes filled (X) by N (n - N)
+    in the first orbitals (columns, lowest first), prepared per spin from the first modes filled (X) by N (n - N)
     Givens rotations of neighbouring modes, as the paper prepares it.
 
     The rotations reduce the orbitals Q (N x n, orthonormal rows) to [I | 0]: rotations of rows (free: they change
     the determinant's phase only) clear row r beyond column r + n - N, then rotations of columns (c - 1, c) clear
     each row right of its diagonal; applying the column rotations' mode rotations in reverse order to the filled
     modes gives Q's determinant state, exp(theta (X_p Y_p+1 - Y_p X_p+1) / 2) per rotation of angle theta."""
-    n = len(lattice["sites"])
-    hopping = np.zeros((n, n))
-    for a, b in lattice["bonds"]:
-        hopping[a, b] = hopping[b, a] = -t
-    orbitals = np.linalg.eigh(hopping)[1]
+    n = len(orbitals)
     circuits = []
     for occupation in occupations:
         if not 0 < occupation < 2 * n:
             raise ValueError(f"occupation {occupation} is not between 1 and {2 * n - 1}")
         circuit = QuantumCircuit(2 * n)
         for count, offset in (((occupation + 1) // 2, 0), (occupation // 2, n)):
-            matrix = orbitals[:, :count].T.copy()
+            matrix = np.asarray(orbitals)[:, :count].T.copy()
             for column in range(n - 1, n - count, -1):
                 for row in range(column - (n - count)):
                     a, b = matrix[row, column], matrix[row + 1, column]
@@ -231,6 +237,7 @@ HUBBARD_HVA_VQE = BackgroundPipeline(
     params={"columns": 1, "rows": 4, "t": 1.0, "U": 4.0, "occupations": [1, 2, 3, 4], "restarts": 2, "seed": 3},
     steps=(
         BackgroundStep("lattice", lattice_hubbard_snake, "lattice"),
+        BackgroundStep("lattice", lattice_hopping_orbitals, "orbitals"),
         BackgroundStep("hamiltonian", hamiltonian_hubbard_jw, "hamiltonian"),
         BackgroundStep("ansatz", ansatz_hva_generators, "generators"),
         BackgroundStep("initialstate", initialstate_slater_circuits, "initial_states"),

@@ -74,6 +74,7 @@ METHOD_CALLS: dict[str, MethodCalls] = {
     "vmc_rbm": MethodCalls(("netket.driver:AbstractVariationalDriver.run",)),
     "vmc_rbm_sr": MethodCalls(("netket.driver:AbstractVariationalDriver.run",)),
     "trotter": TROTTER,
+    "iqpe": TROTTER,
     "vqe": MethodCalls(("qiskit.primitives:StatevectorEstimator.run",)),
     "rhf": MethodCalls(("pyscf.scf.hf:SCF.kernel",)),
     "rks": MethodCalls(("pyscf.scf.hf:SCF.kernel",)),
@@ -81,7 +82,8 @@ METHOD_CALLS: dict[str, MethodCalls] = {
 METHOD_ENTRY_POINTS: dict[str, tuple[str, ...]] = {method: calls.entry_points for method, calls in METHOD_CALLS.items()}
 """Method -> every backend call the instrumented execution watches for it."""
 METHOD_WORDS: tuple[tuple[str, str], ...] = (
-    ("dmrg", r"\bdmrg\b"), ("trotter", r"\btrotter|product formula"), ("vqe", r"\bvqe\b|variational quantum eigensolver"),
+    ("dmrg", r"\bdmrg\b"), ("iqpe", r"\biqpe\b|phase estimation"), ("trotter", r"\btrotter|product formula"),
+    ("vqe", r"\bvqe\b|variational quantum eigensolver"),
     ("vmc_rbm", r"\brbm\b|variational monte carlo|\bvmc\b"), ("rhf", r"hartree.fock"),
 )
 """How a request without a spec names its method, in a fixed order."""

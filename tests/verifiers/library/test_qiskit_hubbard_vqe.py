@@ -17,7 +17,8 @@ from physvec.independent.hubbard_vqe import snake, vqe_results
 from physvec.verifiers.library import pipeline_for_spec
 from physvec.verifiers.library.qiskit_hubbard_vqe import (
     HUBBARD_HVA_VQE, ansatz_hva_generators, circuit_hva_ansatz, effector_vqe_angles, hamiltonian_hubbard_jw,
-    initialstate_slater_circuits, lattice_hubbard_snake, observable_chemical_potentials, observable_energies,
+    initialstate_slater_circuits, lattice_hopping_orbitals, lattice_hubbard_snake, observable_chemical_potentials,
+    observable_energies,
 )
 
 LADDER = {"columns": 2, "rows": 2, "occupations": [1, 2, 3, 4, 5, 6, 7]}
@@ -41,7 +42,7 @@ def test_the_papers_half_filled_chain_reaches_its_published_energy():
     # half-filled 1 x 8 chain at U = 4 has energy -3.478 (the exact ground energy is -4.236)
     lattice = lattice_hubbard_snake(1, 8)
     hamiltonian, generators = hamiltonian_hubbard_jw(lattice, 1.0, 4.0), ansatz_hva_generators(lattice)
-    initial = initialstate_slater_circuits(lattice, 1.0, [8])
+    initial = initialstate_slater_circuits(lattice_hopping_orbitals(lattice, 1.0), [8])
     angles = effector_vqe_angles(hamiltonian, generators, initial, restarts=3, seed=2022)
     (energy,) = observable_energies(hamiltonian, circuit_hva_ansatz(initial, generators, angles))
     assert energy == pytest.approx(-3.478, abs=5e-4)
@@ -75,8 +76,8 @@ def test_the_chemical_potential_is_the_energy_difference_and_says_what_it_lacks(
     energies = [0.0, *run["energies"]]
     assert run["chemical_potentials"] == pytest.approx([b - a for a, b in zip(energies, energies[1:])], abs=1e-12)
     lattice = lattice_hubbard_snake(1, 4)
-    circuits = circuit_hva_ansatz(initialstate_slater_circuits(lattice, 1.0, [3]), ansatz_hva_generators(lattice),
-                                  [[0.1, 0.2, 0.3]])
+    initial = initialstate_slater_circuits(lattice_hopping_orbitals(lattice, 1.0), [3])
+    circuits = circuit_hva_ansatz(initial, ansatz_hva_generators(lattice), [[0.1, 0.2, 0.3]])
     with pytest.raises(ValueError, match=r"occupations \[2\] are not computed"):
         observable_chemical_potentials(hamiltonian_hubbard_jw(lattice, 1.0, 4.0), circuits, [3])
 
@@ -87,7 +88,7 @@ def test_the_givens_circuit_prepares_the_determinant_of_the_lowest_orbitals(colu
     # hopping matrix's lowest orbitals (computed here from numpy's eigh), up to a global phase
     lattice = lattice_hubbard_snake(columns, rows)
     n, up, down = columns * rows, (occupation + 1) // 2, occupation // 2
-    (circuit,) = initialstate_slater_circuits(lattice, 1.0, [occupation])
+    (circuit,) = initialstate_slater_circuits(lattice_hopping_orbitals(lattice, 1.0), [occupation])
     hopping = np.zeros((n, n))
     for a, b in lattice["bonds"]:
         hopping[a, b] = hopping[b, a] = -1.0
