@@ -19,28 +19,29 @@ from scipy.linalg import expm
 from physvec.independent.hubbard_vqe import Sector
 
 
-def ring_standing_waves(L: int, gamma: float) -> np.ndarray:
+def ring_standing_waves(L: int, gamma: float, sine_first: bool = False) -> np.ndarray:
     """Columns: cos and sin(2 pi k j / L), normalised, energy -2 gamma cos(2 pi k / L) ascending, smaller k first,
-    the cosine before the sine."""
+    the cosine before the sine (or the sine first)."""
     j = np.arange(L)
     waves = []
     for k in range(L // 2 + 1):
         angle = 2 * np.pi * k * j / L
-        waves.append((-2 * gamma * np.cos(2 * np.pi * k / L), k, 0, np.cos(angle)))
+        waves.append((-2 * gamma * np.cos(2 * np.pi * k / L), k, int(sine_first), np.cos(angle)))
         if 0 < 2 * k < L:
-            waves.append((-2 * gamma * np.cos(2 * np.pi * k / L), k, 1, np.sin(angle)))
+            waves.append((-2 * gamma * np.cos(2 * np.pi * k / L), k, int(not sine_first), np.sin(angle)))
     waves.sort(key=lambda wave: wave[:3])
     return np.column_stack([wave[3] / np.linalg.norm(wave[3]) for wave in waves])
 
 
 def ring_sector(L: int, gamma: float, occupation: int) -> tuple[Sector, list[np.ndarray], np.ndarray, np.ndarray]:
     """The sector of N_up = ceil(N/2), N_down = floor(N/2); the hopping factors in step order (bonds (i, i + 1 mod L)
-    of spin up, then of spin down); the double occupancy; the determinant."""
+    of spin up, then of spin down); the double occupancy; the determinant (spin up fills a degenerate pair's cosine
+    first, spin down its sine)."""
     sector = Sector(L, (occupation + 1) // 2, occupation // 2)
     bonds = [(site, (site + 1) % L) for site in range(L)]
     factors = [sector.hopping([bond], gamma, spins=(spin,)).toarray() for spin in (0, 1) for bond in bonds]
     return sector, factors, sector.double_occupancy().toarray(), sector.determinant(
-        ring_standing_waves(L, gamma), (occupation + 1) // 2, occupation // 2)
+        ring_standing_waves(L, gamma), (occupation + 1) // 2, occupation // 2, ring_standing_waves(L, gamma, True))
 
 
 def iqpe_point(L: int, gamma: float, occupation: int, U: float, bits: int, trotter_steps: int,
@@ -72,14 +73,15 @@ def iqpe_point(L: int, gamma: float, occupation: int, U: float, bits: int, trott
 
 def iqpe_results(params: dict[str, Any]) -> dict[str, Any]:
     """energies, evolution_times and the exact ground energies per occupation and scan point, for the library's
-    parameters (L, gamma, U, occupations, bits, trotter_steps, margin; one of U, bits, trotter_steps scanned)."""
-    count = max(len(params["U"]), len(params["bits"]), len(params["trotter_steps"]))
+    parameters (L, gamma, U, occupations, bits, trotter_steps, margin; U, bits, trotter_steps a number, or a list
+    for the one scanned)."""
+    U, bits, steps = ([params[name]] if isinstance(params[name], (int, float)) else params[name]
+                      for name in ("U", "bits", "trotter_steps"))
+    count = max(len(U), len(bits), len(steps))
     found: dict[str, list] = {"energies": [], "evolution_times": [], "exact_energies": []}
     for occupation in params["occupations"]:
-        row = [iqpe_point(params["L"], params["gamma"], occupation, params["U"][i % len(params["U"])],
-                          params["bits"][i % len(params["bits"])],
-                          params["trotter_steps"][i % len(params["trotter_steps"])], params["margin"])
-               for i in range(count)]
+        row = [iqpe_point(params["L"], params["gamma"], occupation, U[i % len(U)], bits[i % len(bits)],
+                          steps[i % len(steps)], params["margin"]) for i in range(count)]
         found["energies"].append([point["energy"] for point in row])
         found["evolution_times"].append([point["time"] for point in row])
         found["exact_energies"].append([point["exact"] for point in row])

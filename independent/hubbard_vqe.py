@@ -70,11 +70,13 @@ class Sector:
             hopping[a, b] = hopping[b, a] = -t
         return self.determinant(np.linalg.eigh(hopping)[1], up, down)
 
-    def determinant(self, orbitals: np.ndarray, up: int, down: int) -> np.ndarray:
-        """The Slater determinant of the first ``up`` orbitals (columns) spin up and the first ``down`` spin down."""
-        occupied = self.occupations()
+    def determinant(self, orbitals: np.ndarray, up: int, down: int,
+                    orbitals_down: np.ndarray | None = None) -> np.ndarray:
+        """The Slater determinant of the first ``up`` orbitals (columns) spin up and the first ``down`` spin down (of
+        ``orbitals_down`` where the spins fill different orbitals)."""
+        occupied, second = self.occupations(), orbitals if orbitals_down is None else orbitals_down
         amplitudes = [np.linalg.det(orbitals[np.ix_(np.flatnonzero(row[:self.n]), range(up))]) *
-                      np.linalg.det(orbitals[np.ix_(np.flatnonzero(row[self.n:]), range(down))]) for row in occupied]
+                      np.linalg.det(second[np.ix_(np.flatnonzero(row[self.n:]), range(down))]) for row in occupied]
         return np.asarray(amplitudes, dtype=complex)
 
 

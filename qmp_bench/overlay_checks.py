@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from physvec.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
+from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import vqe_results
 from physvec.independent.quench import domain_wall_magnetizations
 from physvec.independent.spin_chains import bethe_ring_ground_energy
@@ -126,10 +127,48 @@ def hubbard_vqe_ansatz(spec: ProposerSpec) -> IndependentChecks:
     return checks
 
 
+def _closed_shell(levels: np.ndarray, count: int) -> bool:
+    """Whether ``count`` fermions of one spin fill whole degenerate levels (no choice within a level)."""
+    return count in (0, len(levels)) or levels[count] - levels[count - 1] > 1e-9
+
+
+def hubbard_ring_iqpe(spec: ProposerSpec) -> IndependentChecks:
+    """Every energy by the same phase estimation written again in numpy (independent/hubbard_iqpe.py: occupation
+    bit strings, exact exponentials of each Trotter factor in the sector, no Qiskit), which reads the same bits, so
+    agrees to rounding; and, where U = 0 and both spins fill closed shells, the free-fermion energy (sum of the
+    filled ring levels -2 gamma cos(2 pi k / L)) within the phase resolution 2 pi / (2^m t)."""
+    p = spec.parameters
+    values = iqpe_results(p)
+    checks = IndependentChecks(reference={
+        "values": {name: values[name] for name in spec.observables}, "observable": spec.observables[0],
+        "also": spec.observables[1:], "atol": 1e-9,
+        "source": "the same IQPE in numpy and scipy on occupation bit strings, exact exponentials of each Trotter "
+                  "factor in the particle-number sector (independent/hubbard_iqpe.py, no Qiskit)"})
+    levels = np.sort(-2 * p["gamma"] * np.cos(2 * np.pi * np.arange(p["L"]) / p["L"]))
+    count = max(len(p["U"]), len(p["bits"]), len(p["trotter_steps"]))
+    for row, occupation in enumerate(p["occupations"]):
+        up, down = (occupation + 1) // 2, occupation // 2
+        if not (_closed_shell(levels, up) and _closed_shell(levels, down)):
+            continue
+        for point in range(count):
+            if p["U"][point % len(p["U"])] != 0.0 or "energies" not in spec.observables:
+                continue
+            resolution = 2 * np.pi / (2 ** p["bits"][point % len(p["bits"])] * values["evolution_times"][row][point])
+            checks.assertions.append({
+                "kind": "limiting_case", "name": f"independent free fermions at N = {occupation}",
+                "run": spec.run or RUN_FUNCTION, "overrides": {}, "observable": f"energies.{row}.{point}",
+                "expected": round(float(levels[:up].sum() + levels[:down].sum()), 10),
+                "atol": round(float(resolution), 10),
+                "reference": "U = 0: the closed-shell determinant is the ground state; its energy is the sum of the "
+                             "filled ring levels, read to the phase resolution 2 pi / (2^m t)"})
+    return checks
+
+
 INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
     "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe,
-    "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz}
+    "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,
+    "hubbard_ring_iqpe": hubbard_ring_iqpe}
 """Name -> the computation of an overlay's independent checks, from its spec alone."""
 
 

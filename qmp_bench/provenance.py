@@ -23,6 +23,7 @@ from physvec.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
 )
+from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import snake, vqe_results
 from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
 from physvec.independent.quench import domain_wall_magnetizations, quench_energy, quench_magnetization
@@ -258,6 +259,19 @@ def stanisic2022_hubbard_vqe() -> IndependentValues:
         "above the exact ground energy at four particles": found["exact_energies"][3]})
 
 
+def mirzakhani2025_hubbard_ring_iqpe() -> IndependentValues:
+    """The six-site ring at U = 3, occupations 2..6, five bits, fifteen steps: the phase estimation on occupation
+    bit strings; one fermion at the lowest ring level -2; half filling at U = 0, the closed shell 2 (-2 - 1 - 1)."""
+    task = json.loads((Path(__file__).parent / "tasks" / "qsim" / "mirzakhani2025-hubbard-ring-iqpe" / "task.json")
+                      .read_text())
+    parameters = {name: value if name not in ("U", "bits", "trotter_steps") else [value]
+                  for name, value in task["spec"]["parameters"].items()}
+    found = iqpe_results(parameters)
+    levels = np.sort(-2 * np.cos(2 * np.pi * np.arange(6) / 6))
+    return IndependentValues({name: found[name] for name in task["spec"]["observables"]}, {
+        "a single fermion": float(levels[0]), "half filling without interaction": float(2 * levels[:3].sum())})
+
+
 def bravo_prieto2020_vqe_paramagnetic_tfi() -> IndependentValues:
     """Four qubits, h = 2 (paramagnetic side)."""
     return _open_tfi_ground_energy(4, 2.0)
@@ -286,6 +300,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "smith2019-xxz-quench": smith2019_xxz_quench,
     "bravo-prieto2020-vqe-paramagnetic-tfi": bravo_prieto2020_vqe_paramagnetic_tfi,
     "stanisic2022-hubbard-vqe": stanisic2022_hubbard_vqe,
+    "mirzakhani2025-hubbard-ring-iqpe": mirzakhani2025_hubbard_ring_iqpe,
 }
 """Task id -> the computation of its independent values."""
 

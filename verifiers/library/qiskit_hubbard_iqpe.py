@@ -5,7 +5,8 @@ hexagon) H = -gamma sum_<ij>,s (a^dag_is a_js + h.c.) + U sum_i n_i,up n_i,down.
 Qubit i is site i spin up, qubit L + i site i spin down (the paper's block order), Jordan-Wigner with the string
 between the bond's ends (the ring-closing bond (L - 1, 0) included: exact, as the paper's (-1)^(N_f - 1) is).
 The initial state is one Slater determinant: the U = 0 orbitals as real standing waves of the ring, lowest first,
-a cosine before its sine (the paper does not say which determinant it takes where a level is degenerate).
+spin up taking a degenerate pair's cosine first and spin down its sine (the paper does not say which determinant
+it takes where a level is degenerate; both spins in the cosine has no weight on the N = 4 ground state at U = 3).
 
 The paper leaves the evolution time t unstated ("chosen such that E t stays in [0, 2 pi)").  Here it comes from
 two bounds that need no answer: U n_up n_down >= 0 gives E_0 >= E_free (the determinant's U = 0 energy) and the
@@ -43,18 +44,23 @@ def lattice_hubbard_ring(L: int) -> dict[str, Any]:
     return {"sites": list(range(L)), "bonds": [[site, (site + 1) % L] for site in range(L)]}
 
 
-def lattice_ring_orbitals(lattice: dict[str, Any], gamma: float) -> list[list[float]]:
-    """The U = 0 orbitals (columns, energy ascending): real standing waves cos(2 pi k j / L) and sin(2 pi k j / L)
-    of energy -2 gamma cos(2 pi k / L), normalised; at equal energy the smaller k, then the cosine."""
+def lattice_ring_orbitals(lattice: dict[str, Any], gamma: float) -> list[list[list[float]]]:
+    """The U = 0 orbitals of spin up and of spin down (columns, energy ascending): real standing waves
+    cos(2 pi k j / L) and sin(2 pi k j / L) of energy -2 gamma cos(2 pi k / L), normalised; at equal energy the
+    smaller k, then for spin up the cosine and for spin down the sine, so that a half-filled degenerate pair puts
+    the two spins in different waves (the lower interaction energy, and the one with weight on the ground state)."""
     L = len(lattice["sites"])
     sites = np.arange(L)
-    waves = []
-    for k in range(L // 2 + 1):
-        energy = -2 * gamma * math.cos(2 * math.pi * k / L)
-        forms = [np.cos(2 * np.pi * k * sites / L)] + ([np.sin(2 * np.pi * k * sites / L)] if 0 < 2 * k < L else [])
-        waves += [(energy, k, kind, form / np.linalg.norm(form)) for kind, form in enumerate(forms)]
-    waves.sort(key=lambda wave: wave[:3])
-    return np.column_stack([wave[3] for wave in waves]).tolist()
+    per_spin = []
+    for sine_first in (False, True):
+        waves = []
+        for k in range(L // 2 + 1):
+            energy = -2 * gamma * math.cos(2 * math.pi * k / L)
+            forms = [np.cos(2 * np.pi * k * sites / L)] + ([np.sin(2 * np.pi * k * sites / L)] if 0 < 2 * k < L else [])
+            waves += [(energy, k, kind != sine_first, form / np.linalg.norm(form)) for kind, form in enumerate(forms)]
+        waves.sort(key=lambda wave: wave[:3])
+        per_spin.append(np.column_stack([wave[3] for wave in waves]).tolist())
+    return per_spin
 
 
 def hamiltonian_hubbard_ring_terms(lattice: dict[str, Any], gamma: float) -> dict[str, Any]:
@@ -73,10 +79,14 @@ def hamiltonian_hubbard_ring_terms(lattice: dict[str, Any], gamma: float) -> dic
     return {"hopping": hopping, "onsite": SparsePauliOp.from_sparse_list(onsite, num_qubits=2 * L).simplify()}
 
 
-def effector_iqpe_phases(terms: dict[str, Any], initial_states: list[QuantumCircuit], U: list[float],
-                         bits: list[int], trotter_steps: list[int], margin: float) -> list[list[dict[str, Any]]]:
-    """Per occupation, per point of the scan (U, bits or trotter_steps, whichever has several values), the IQPE
-    result: the bits (x_1 first), the phase 0.x_1...x_m, the evolution time t and the offset c."""
+def effector_iqpe_phases(terms: dict[str, Any], initial_states: list[QuantumCircuit], U: float | list[float],
+                         bits: int | list[int], trotter_steps: int | list[int],
+                         margin: float) -> list[list[dict[str, Any]]]:
+    """Per occupation, per point of the scan (U, bits or trotter_steps, whichever is a list of several values; a
+    number is one point), the IQPE result: the bits (x_1 first), the phase 0.x_1...x_m, the evolution time t and
+    the offset c."""
+    U, bits, trotter_steps = ([value] if isinstance(value, (int, float)) else list(value)
+                              for value in (U, bits, trotter_steps))
     scanned = [name for name, values in (("U", U), ("bits", bits), ("trotter_steps", trotter_steps)) if len(values) > 1]
     if len(scanned) > 1:
         raise ValueError(f"scan one of U, bits, trotter_steps at a time, got several values for {scanned}")
@@ -125,7 +135,7 @@ def observable_evolution_times(phases: list[list[dict[str, Any]]]) -> list[list[
 HUBBARD_RING_IQPE = BackgroundPipeline(
     backend="qiskit", name="hubbard_ring_iqpe",
     model="fermi_hubbard", lattice="ring", method="iqpe",
-    params={"L": 4, "gamma": 1.0, "U": [2.0], "occupations": [1, 2, 3], "bits": [4], "trotter_steps": [4],
+    params={"L": 4, "gamma": 1.0, "U": 2.0, "occupations": [1, 2, 3], "bits": 4, "trotter_steps": 4,
             "margin": 1.0},
     steps=(
         BackgroundStep("lattice", lattice_hubbard_ring, "lattice"),

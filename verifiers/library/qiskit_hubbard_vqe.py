@@ -92,23 +92,26 @@ def lattice_hopping_orbitals(lattice: dict[str, Any], t: float) -> list[list[flo
     return np.linalg.eigh(hopping)[1].tolist()
 
 
-def initialstate_slater_circuits(orbitals: list[list[float]], occupations: list[int]) -> list[QuantumCircuit]:
+def initialstate_slater_circuits(orbitals: list, occupations: list[int]) -> list[QuantumCircuit]:
     """The U = 0 ground state of each occupation N as a circuit: N_up = ceil(N/2) and N_down = floor(N/2) fermions
-    in the first orbitals (columns, lowest first), prepared per spin from the first modes filled (X) by N (n - N)
-    Givens rotations of neighbouring modes, as the paper prepares it.
+    in the first orbitals (columns, lowest first; one n x n matrix for both spins, or a pair [up, down] where a
+    degenerate level lets the spins fill different orbitals), prepared per spin from the first modes filled (X) by
+    N (n - N) Givens rotations of neighbouring modes, as the paper prepares it.
 
     The rotations reduce the orbitals Q (N x n, orthonormal rows) to [I | 0]: rotations of rows (free: they change
     the determinant's phase only) clear row r beyond column r + n - N, then rotations of columns (c - 1, c) clear
     each row right of its diagonal; applying the column rotations' mode rotations in reverse order to the filled
     modes gives Q's determinant state, exp(theta (X_p Y_p+1 - Y_p X_p+1) / 2) per rotation of angle theta."""
-    n = len(orbitals)
+    per_spin = np.asarray(orbitals, dtype=float)
+    per_spin = per_spin if per_spin.ndim == 3 else np.stack([per_spin, per_spin])
+    n = per_spin.shape[1]
     circuits = []
     for occupation in occupations:
         if not 0 < occupation < 2 * n:
             raise ValueError(f"occupation {occupation} is not between 1 and {2 * n - 1}")
         circuit = QuantumCircuit(2 * n)
-        for count, offset in (((occupation + 1) // 2, 0), (occupation // 2, n)):
-            matrix = np.asarray(orbitals)[:, :count].T.copy()
+        for count, offset, spin in (((occupation + 1) // 2, 0, 0), (occupation // 2, n, 1)):
+            matrix = per_spin[spin][:, :count].T.copy()
             for column in range(n - 1, n - count, -1):
                 for row in range(column - (n - count)):
                     a, b = matrix[row, column], matrix[row + 1, column]
