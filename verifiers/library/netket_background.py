@@ -25,6 +25,7 @@ import scipy.sparse as sparse
 from scipy.sparse.linalg import eigsh
 
 from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library.netket_tvmc import ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC
 
 
 def lattice_chain(L: int) -> nk.graph.Graph:
@@ -265,6 +266,6 @@ BOSE_HUBBARD_MOMENTUM = BackgroundPipeline(
     ),
 )
 
-PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR)
+PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR, ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC)
 """Order matters on ties: a script is tested in the first pipeline sharing most of its PARAMS, so the SR
 pipeline (a superset of heisenberg_rbm's names plus diag_shift) comes after the pipelines it extends."""

@@ -73,6 +73,7 @@ METHOD_CALLS: dict[str, MethodCalls] = {
     "dmrg": MethodCalls(("tenpy.algorithms.dmrg:run", "tenpy.algorithms.dmrg:DMRGEngine.run")),
     "vmc_rbm": MethodCalls(("netket.driver:AbstractVariationalDriver.run",)),
     "vmc_rbm_sr": MethodCalls(("netket.driver:AbstractVariationalDriver.run",)),
+    "tvmc": MethodCalls(("netket.experimental.driver.tdvp_common:TDVPBaseDriver.run",)),
     "trotter": TROTTER,
     "iqpe": TROTTER,
     "vqe": MethodCalls(("qiskit.primitives:StatevectorEstimator.run",)),
@@ -84,7 +85,7 @@ METHOD_ENTRY_POINTS: dict[str, tuple[str, ...]] = {method: calls.entry_points fo
 METHOD_WORDS: tuple[tuple[str, str], ...] = (
     ("dmrg", r"\bdmrg\b"), ("iqpe", r"\biqpe\b|phase estimation"), ("trotter", r"\btrotter|product formula"),
     ("vqe", r"\bvqe\b|variational quantum eigensolver"),
-    ("vmc_rbm", r"\brbm\b|variational monte carlo|\bvmc\b"), ("rhf", r"hartree.fock"),
+    ("tvmc", r"\bt-?vmc\b|time-dependent variational"), ("vmc_rbm", r"\brbm\b|variational monte carlo|\bvmc\b"), ("rhf", r"hartree.fock"),
 )
 """How a request without a spec names its method, in a fixed order."""
 
