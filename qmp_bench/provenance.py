@@ -27,6 +27,7 @@ from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import snake, vqe_results
 from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
 from physvec.independent.quench import domain_wall_magnetizations, quench_energy, quench_magnetization
+from physvec.independent.spin_quench import ising_ring, quench
 from physvec.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
@@ -248,14 +249,16 @@ def stanisic2022_hubbard_vqe() -> IndependentValues:
     """The open 2 x 3 ladder at U = 8, occupations 1..6: the ansatz on occupation bit strings; free fermions at
     U = 0 (four particles); first-order perturbation theory at U = 0.05, half filling; the exact four-particle
     ground energy for the variational bound."""
-    task = json.loads((Path(__file__).parent / "tasks" / "qsim" / "stanisic2022-hubbard-vqe" / "task.json").read_text())
+    task = json.loads((Path(__file__).parent / "tasks" / "qsim" / "stanisic2022-hubbard-vqe" / "task.json")
+                      .read_text())
     parameters = task["spec"]["parameters"]
     found = vqe_results(parameters)
     levels, orbitals = np.linalg.eigh(_snake_hopping(2, 3, 1.0))
     half_filled_density = np.sum(orbitals[:, :3] ** 2, axis=1)  # per spin, three of each at half filling
     return IndependentValues({name: found[name] for name in task["spec"]["observables"]}, {
         "free fermions at four particles": 2 * sum(levels[:2]),
-        "weak interaction at half filling": 2 * sum(levels[:3]) + 0.05 * float(half_filled_density @ half_filled_density),
+        "weak interaction at half filling": 2 * sum(levels[:3])
+        + 0.05 * float(half_filled_density @ half_filled_density),
         "above the exact ground energy at four particles": found["exact_energies"][3]})
 
 
@@ -270,6 +273,18 @@ def mirzakhani2025_hubbard_ring_iqpe() -> IndependentValues:
     levels = np.sort(-2 * np.cos(2 * np.pi * np.arange(6) / 6))
     return IndependentValues({name: found[name] for name in task["spec"]["observables"]}, {
         "a single fermion": float(levels[0]), "half filling without interaction": float(2 * levels[:3].sum())})
+
+
+def carleo2017_ising_quench_tvmc() -> IndependentValues:
+    """Six spins, h = 1/2 -> 1, t = 0..1: exact evolution of the exact ground state; the classical ring's -6; the
+    conserved energy after the quench (its value at t = 0, exactly)."""
+    task = json.loads((Path(__file__).parent / "tasks" / "nqs" / "carleo2017-ising-quench-tvmc" / "task.json")
+                      .read_text())
+    p = task["spec"]["parameters"]
+    exact = quench(ising_ring(p["L"], p["h"]), ising_ring(p["L"], p["h_quench"]), p["L"], p["times"])
+    return IndependentValues({"transverse_polarizations": [exact["transverse_polarization"]],
+                              "energies": [exact["ground_energy"]], "quench_energies": [exact["energy"]]}, {
+        "classical ring without a field": -float(p["L"]), "energy after the quench": exact["energy"][0]})
 
 
 def bravo_prieto2020_vqe_paramagnetic_tfi() -> IndependentValues:
@@ -301,6 +316,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "bravo-prieto2020-vqe-paramagnetic-tfi": bravo_prieto2020_vqe_paramagnetic_tfi,
     "stanisic2022-hubbard-vqe": stanisic2022_hubbard_vqe,
     "mirzakhani2025-hubbard-ring-iqpe": mirzakhani2025_hubbard_ring_iqpe,
+    "carleo2017-ising-quench-tvmc": carleo2017_ising_quench_tvmc,
 }
 """Task id -> the computation of its independent values."""
 

@@ -115,6 +115,16 @@ def observable_ground_energies(evolutions: list[dict[str, Any]]) -> list[float]:
     return [curve["prepared_energy"] for curve in evolutions]
 
 
+def observable_energy(evolutions: list[dict[str, Any]]) -> float:
+    """The first curve's ground energy before the quench (the benchmark reads a ground energy from ``energy``)."""
+    return evolutions[0]["prepared_energy"]
+
+
+def observable_ground_energy_densities(evolutions: list[dict[str, Any]], graph: nk.graph.Graph) -> list[float]:
+    """Per curve, the ground energy before the quench per site."""
+    return [curve["prepared_energy"] / graph.n_nodes for curve in evolutions]
+
+
 def observable_transverse_polarizations(evolutions: list[dict[str, Any]]) -> list[list[float]]:
     """Per curve, <sigma^x> averaged over sites at each of times."""
     return [curve["transverse_polarization"] for curve in evolutions]
@@ -150,6 +160,8 @@ _COMMON_STEPS = (BackgroundStep("item", item_spin_probes, "probes"),
                  BackgroundStep("ansatz", ansatz_rbm_complex, "model"),
                  BackgroundStep("effector", effector_tvmc, "evolutions"),
                  BackgroundStep("observable", observable_ground_energies, "energies"),
+                 BackgroundStep("observable", observable_energy, "energy"),
+                 BackgroundStep("observable", observable_ground_energy_densities, "ground_energy_densities"),
                  BackgroundStep("observable", observable_quench_energies, "quench_energies"))
 
 ISING_QUENCH_TVMC = BackgroundPipeline(
