@@ -276,7 +276,7 @@ def mirzakhani2025_hubbard_ring_iqpe() -> IndependentValues:
 
 
 def carleo2017_ising_quench_tvmc() -> IndependentValues:
-    """Six spins, h = 1/2 -> 1, t = 0..1: exact evolution of the exact ground state; the classical ring's -6; the
+    """Four spins, h = 1/2 -> 1, t = 0..1/2: exact evolution of the exact ground state; the classical ring's -L; the
     conserved energy after the quench (its value at t = 0, exactly)."""
     task = json.loads((Path(__file__).parent / "tasks" / "nqs" / "carleo2017-ising-quench-tvmc" / "task.json")
                       .read_text())
