@@ -157,3 +157,21 @@ def test_each_xxz_panel_compiles_with_a_reference_the_library_reproduces_and_a_r
     assert all(key in request for key in spec.parameters)
     shown = {f"{v:.4f}" for curve in np.ravel(reference[spec.observables[0]]) for v in [curve] if abs(v) > 0.05}
     assert not any(number in request for number in shown), "no reference value reaches the request"
+
+
+def test_the_modified_haldane_shastry_panels_compile_with_exact_diagonalisation_and_say_what_is_scaled(tmp_path):
+    # PRX 7, 021021 (2017), Fig. 7: panel b at its published N = 20, panel d's inset at N = 20 of 100, both judged by
+    # exact diagonalisation of the ring (independent/haldane_shastry.py), never by the network's own numbers
+    from physvec.independent.haldane_shastry import ground_state
+
+    exact = ground_state(20)
+    panel_b = load_task(compile_task(read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_2_1.json"), tmp_path / "b"))
+    reference = json.loads(panel_b.reference_path.read_text())
+    assert reference["energy"] == pytest.approx(exact.energy, abs=1e-9) == pytest.approx(-43.30969, abs=1e-5)
+    assert reference["zz_correlations"] == pytest.approx(exact.zz_correlations(), abs=1e-9)
+    assert panel_b.task.reference.atol == 0.03
+    inset = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_2_4.json")
+    assert inset.overlay.size.startswith("scaled: N = 20 of 100")
+    bounds = [a for a in json.loads(load_task(compile_task(inset, tmp_path / "d")).assertions_path.read_text())
+              ["assertions"] if "variational bound" in json.dumps(a)]
+    assert len(bounds) == 1 and json.dumps(bounds[0]).count(str(round(exact.energy / 20, 10))) == 1
