@@ -19,6 +19,7 @@ from physvec.taskfiles.assertions import Assertion, Bound
 from physvec.taskfiles.library import PLACEHOLDER, Resolver, template_use
 from physvec.taskfiles.loading import load_assertions, load_library
 
+from physvec.independent import haldane_shastry
 from physvec.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
@@ -287,6 +288,15 @@ def carleo2017_ising_quench_tvmc() -> IndependentValues:
         "classical ring without a field": -float(p["L"]), "energy after the quench": exact["energy"][0]})
 
 
+def deng2017_modified_haldane_shastry_rbm() -> IndependentValues:
+    """Ten spins at zero magnetisation by exact diagonalisation (bit strings and Lanczos), and four spins' energy;
+    the variational bound per spin is the same ground energy divided by N."""
+    exact, small = haldane_shastry.ground_state(10), haldane_shastry.ground_state(4)
+    return IndependentValues({"energy": exact.energy, "energy_density": exact.energy / 10,
+                              "zz_correlations": exact.zz_correlations(), "xx_correlations": exact.xx_correlations()},
+                             {"four spins": small.energy, "variational bound along the learning curve": exact.energy / 10})
+
+
 def bravo_prieto2020_vqe_paramagnetic_tfi() -> IndependentValues:
     """Four qubits, h = 2 (paramagnetic side)."""
     return _open_tfi_ground_energy(4, 2.0)
@@ -317,6 +327,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "stanisic2022-hubbard-vqe": stanisic2022_hubbard_vqe,
     "mirzakhani2025-hubbard-ring-iqpe": mirzakhani2025_hubbard_ring_iqpe,
     "carleo2017-ising-quench-tvmc": carleo2017_ising_quench_tvmc,
+    "deng2017-modified-haldane-shastry-rbm": deng2017_modified_haldane_shastry_rbm,
 }
 """Task id -> the computation of its independent values."""
 

@@ -150,7 +150,7 @@ def test_netket_scripts_are_tested_in_the_pipeline_of_their_parameters():
 def test_the_modified_haldane_shastry_operator_has_the_exact_zero_magnetisation_spectrum():
     # every eigenvalue of the 20-state sector against independent/haldane_shastry.py (bit strings, numpy)
     matrix, _ = haldane_shastry.sector_hamiltonian(6, 3)
-    operator = hamiltonian_modified_haldane_shastry(lattice_ring_of_spins(6))
+    operator = hamiltonian_modified_haldane_shastry(lattice_ring_of_spins(6), J=1.0)
     assert operator.hilbert.n_states == 20
     assert np.linalg.eigvalsh(operator.to_dense()) == pytest.approx(np.linalg.eigvalsh(matrix.toarray()), abs=1e-10)
 
@@ -171,6 +171,6 @@ def test_the_symmetric_rbm_learns_the_modified_haldane_shastry_ring_and_its_corr
 
 
 def test_a_modified_haldane_shastry_script_is_tested_in_its_own_pipeline():
-    params = {"N": 10, "alpha": 2, "n_samples": 1024, "n_iter": 150, "learning_rate": 0.05, "diag_shift": 0.01,
+    params = {"N": 10, "J": 1.0, "alpha": 2, "n_samples": 1024, "n_iter": 150, "learning_rate": 0.05, "diag_shift": 0.01,
               "seed": 0}
     assert best_pipeline("netket", params).name == "modified_haldane_shastry_rbm"
