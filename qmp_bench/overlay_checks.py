@@ -205,8 +205,11 @@ def modified_haldane_shastry_exact(spec: ProposerSpec) -> IndependentChecks:
     (independent/haldane_shastry.py: bit strings and Lanczos, no NetKet), and the variational bound on every point
     of the energy curve.  The network's values are Monte Carlo estimates: the correlations scatter by about 0.01
     with a few thousand samples, so they are held to 0.03; the energy, whose estimate scatters far less (zero
-    variance at the exact state), to 1e-3 of itself."""
+    variance at the exact state), to 1e-3 of itself.  Beyond N = 20 (184,756 states; the paper's N = 100 has
+    about 1e29) there is no exact value, and no check."""
     N = spec.parameters["N"]
+    if N > 20:
+        return IndependentChecks()
     exact = haldane_shastry.ground_state(N)
     run = spec.run or RUN_FUNCTION
     values = {"energy": exact.energy, "energy_density": exact.energy / N,

@@ -87,6 +87,18 @@ class FigureHint(StrictModel):
     log_y: bool = False
 
 
+class PublishedSize(StrictModel):
+    """A scaled overlay's run at the paper's size: one campaign trial (qmp-bench upstream run --published-size),
+    too long for this machine's bound but runnable where a cluster has the time."""
+
+    size: str = Field(min_length=1, description="'published: ...': the paper's size, with its citation")
+    parameters: dict[str, Any] = Field(min_length=1, description="spec parameters that differ at that size")
+    estimated_minutes: float = Field(gt=0, description="one run's cost on this 2-core machine")
+    estimate: str = Field(min_length=1, description="how the cost was estimated")
+    published: list[PublishedPoint] = Field(default_factory=list, description="numbers the paper states at that size")
+    sandbox_wall_s: float = Field(gt=0, description="the script's wall-clock limit at that size")
+
+
 class Overlay(StrictModel):
     """What physvec adds to one upstream task to run it without a model (see the module docstring)."""
 
@@ -111,6 +123,7 @@ class Overlay(StrictModel):
     independent: str | None = Field(None, description="name of an independent reference in INDEPENDENT")
     limits: Limits = Field(default_factory=Limits)
     figure: FigureHint | None = None
+    at_published_size: PublishedSize | None = None
 
     @property
     def published_size(self) -> bool:
@@ -126,6 +139,8 @@ class UpstreamTask:
     task: PhysvecPaperTask
     conversion: Conversion
     overlay: Overlay | None
+    variant: str = ""
+    """"" for the overlay as written, "published-size" for its run at the paper's size (its own task id)"""
 
     @property
     def name(self) -> str:
@@ -133,7 +148,24 @@ class UpstreamTask:
 
     @property
     def id(self) -> str:
-        return "upstream-" + self.path.stem.removeprefix("task_").replace("_", "-")
+        return "upstream-" + self.path.stem.removeprefix("task_").replace("_", "-") + (
+            f"-{self.variant}" if self.variant else "")
+
+
+def at_published_size(upstream: UpstreamTask) -> UpstreamTask:
+    """The task with its overlay moved to the paper's size: the spec's parameters there, the numbers the paper states
+    there, the script's wall-clock limit for that size.  The independent checks are computed for that spec (where
+    no independent method reaches the size, there are none, and the run can end unknown, not certified)."""
+    overlay = upstream.overlay
+    if overlay is None or overlay.at_published_size is None:
+        raise ValueError(f"{upstream.name} has no run at a published size beyond its own "
+                         + ("(no overlay)" if overlay is None else f"(its size: {overlay.size[:80]})"))
+    full = overlay.at_published_size
+    spec = overlay.spec.model_copy(update={"parameters": {**overlay.spec.parameters, **full.parameters}})
+    limits = overlay.limits.model_copy(update={"sandbox_wall_s": full.sandbox_wall_s})
+    moved = overlay.model_copy(update={"spec": spec, "size": full.size, "published": full.published, "limits": limits,
+                                       "at_published_size": None})
+    return UpstreamTask(upstream.path, upstream.topic, upstream.task, upstream.conversion, moved, "published-size")
 
 
 def upstream_files(root: Path) -> list[Path]:

@@ -65,6 +65,10 @@ def _upstream_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--substitute", action="append", default=[], metavar="ORIGINAL=USED",
                      help="e.g. itensors=tenpy, orca=pyscf (besides the overlay's own)")
     run.add_argument("--out", type=output_folder, default=Path("qmp-upstream"), help="campaign folder (resumed if present)")
+    run.add_argument("--published-size", action="store_true",
+                     help="run each task at the paper's size: a scaled overlay's own run there (its estimated cost is "
+                          "printed first; hours on a laptop, one trial on a cluster); a task physvec runs scaled with no "
+                          "such run is refused")
     report = actions.add_parser("report", help="per topic and method: pass@k, test pass rates, unknowns, tokens, cost")
     report.add_argument("records", type=Path, nargs="+", help="records.jsonl files or the campaign folders holding them")
     report.add_argument("--prices", type=Path, help='JSON: {"MODEL": {"input_per_mtok": X, "output_per_mtok": Y}}')

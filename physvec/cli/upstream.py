@@ -18,7 +18,8 @@ from physvec.qmp_bench.campaign import Campaign, TrialRecord
 from physvec.qmp_bench.catalogue import bench_tasks
 from physvec.qmp_bench.runner import run_campaign
 from physvec.qmp_bench.upstream import (
-    compile_task, conversion_rows, read_upstream, status_rows, topic_of, upstream_files,
+    UpstreamTask, at_published_size, compile_task, conversion_rows, read_upstream, status_rows, topic_of,
+    upstream_files,
 )
 from physvec.qmp_bench.upstream_report import (
     ReportInputError, Spread, UpstreamReport, build_report, load_records, read_prices, skipped_lines, unknown_lines,
@@ -113,9 +114,12 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     names: set[str] = set()
     for path in chosen:
         try:
-            task_file = compile_task(read_upstream(path), compiled_root, substitutions,
+            upstream = read_upstream(path)
+            if arguments.published_size:
+                upstream = _at_published_size(upstream, console)
+            task_file = compile_task(upstream, compiled_root, substitutions,
                                      overlay_substitutions=arguments.model == LIBRARY_SPEC)
-        except (InputFileError, SubstitutionError) as error:
+        except (InputFileError, SubstitutionError, ValueError) as error:
             console.print(f"qmp-bench upstream: {path.name} cannot be compiled: {error}")
             return EXIT_BAD_INPUT
         loaded = load_task(task_file).task
@@ -147,6 +151,18 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
         console.print(f"qmp-bench upstream: {error}", markup=False)
         return EXIT_BAD_INPUT
     return _status(arguments.dataset, campaign, console)
+
+
+def _at_published_size(upstream: UpstreamTask, console: Console) -> UpstreamTask:
+    """The task at the paper's size: as it is where its overlay runs that size already, else the overlay's run at
+    that size, with its estimated cost printed; ValueError where physvec knows no such run."""
+    if upstream.overlay is not None and upstream.overlay.published_size:
+        return upstream
+    moved = at_published_size(upstream)
+    full = upstream.overlay.at_published_size
+    console.print(f"{upstream.name} at its published size ({moved.overlay.size}): about {full.estimated_minutes:.0f} "
+                  f"minutes a run on a 2-core machine ({full.estimate})", markup=False)
+    return moved
 
 
 def _report(arguments: argparse.Namespace, console: Console) -> int:

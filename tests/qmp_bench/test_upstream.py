@@ -175,3 +175,25 @@ def test_the_modified_haldane_shastry_panels_compile_with_exact_diagonalisation_
     bounds = [a for a in json.loads(load_task(compile_task(inset, tmp_path / "d")).assertions_path.read_text())
               ["assertions"] if "variational bound" in json.dumps(a)]
     assert len(bounds) == 1 and json.dumps(bounds[0]).count(str(round(exact.energy / 20, 10))) == 1
+
+
+def test_a_scaled_panel_compiles_at_its_published_size_as_its_own_task_without_a_check_it_cannot_have(tmp_path):
+    # Fig. 7d at N = 100: the spec moves there, the paper's E_0/N = -2.12 becomes a check, the script's limit is the
+    # overlay's; exact diagonalisation cannot reach N = 100, so no reference is made up for it
+    from physvec.qmp_bench.upstream import at_published_size
+
+    inset = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_2_4.json")
+    loaded = load_task(compile_task(at_published_size(inset), tmp_path))
+    assert loaded.task.id == inset.id + "-published-size" and loaded.task.spec.parameters["N"] == 100
+    assert loaded.task.reference is None and loaded.task.limits.sandbox_wall_s == 72000
+    assertions = json.loads(loaded.assertions_path.read_text())["assertions"]
+    assert [a["expected"] for a in assertions if "paper" in a["name"]] == [-2.12]
+    assert load_task(compile_task(inset, tmp_path)).task.spec.parameters["N"] == 20, "the scaled task is unchanged"
+
+
+def test_upstream_run_at_the_published_size_refuses_a_scaled_task_with_no_such_run(tmp_path, capsys):
+    # Fig. 4a of Carleo and Troyer is scaled to L = 8 because the paper's length is not in the stored sources
+    code = qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "nnwf/task_nnwf_4_4.json", "--published-size",
+                           "--out", str(tmp_path / "campaign")])
+    assert code == 2 and "no run at a published size" in capsys.readouterr().out
+    assert not (tmp_path / "campaign" / "records.jsonl").exists()
