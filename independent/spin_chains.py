@@ -74,6 +74,31 @@ def open_tfi_free_fermion_energy(L: int, J: float, g: float) -> float:
     return -float(np.linalg.svd(matrix, compute_uv=False).sum())
 
 
+def periodic_tfi_ground_energy(L: int, h: float) -> float:
+    """Ground energy of -sum Z_i Z_(i+1) - h sum X_i on the ring of L >= 3 sites (Pauli units).  Jordan-Wigner maps
+    the ring's even-parity sector, where the ground state lies for h > 0, to free fermions with antiperiodic
+    momenta k = pi (2n + 1) / L, each mode costing 2 sqrt(1 + h^2 - 2 h cos k): E_0 = -sum_k sqrt(1 + h^2 - 2 h cos k)
+    (Pfeuty, Ann. Phys. 57, 79 (1970)); at h = 1, -2 / sin(pi / (2L))."""
+    if L < 3:
+        raise ValueError("the ring needs at least three sites")
+    momenta = np.pi * (2 * np.arange(L) + 1) / L
+    return -float(np.sqrt(1 + h * h - 2 * h * np.cos(momenta)).sum())
+
+
+def torus_bonds(L: int) -> list[tuple[int, int]]:
+    """Nearest-neighbour bonds of the periodic L x L square lattice (L >= 3), site (x, y) numbered x L + y."""
+    return [(x * L + y, ((x + dx) % L) * L + (y + dy) % L) for x in range(L) for y in range(L)
+            for dx, dy in ((1, 0), (0, 1))]
+
+
+def heisenberg_bonds_sector_energy(bonds: list[tuple[int, int]], sites: int, J: float, total_sz: int) -> float:
+    """Lowest Pauli-unit energy of J sum sigma_i . sigma_j over ``bonds`` at magnetisation ``total_sz``."""
+    hamiltonian = sum(J * (site_operator(a, i, sites) @ site_operator(a, j, sites)).real
+                      for i, j in bonds for a in ("X", "Y", "Z")).tocsr()
+    sector = magnetisation_sector(sites, total_sz)
+    return ground_state(hamiltonian[sector][:, sector].tocsr())[0]
+
+
 def bethe_ring_ground_energy(L: int, J: float, tolerance: float = 1e-14) -> float:
     """Ground energy of the antiferromagnetic ring J sum S_i . S_{i+1} (spin operators, even L) from the Bethe
     ansatz: L/2 rapidities solve L arctan(2 lam_j) = pi I_j + sum_k arctan(lam_j - lam_k) with the ground

@@ -10,8 +10,8 @@ import pytest
 from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, restricted_hartree_fock
 from physvec.independent.quench import domain_wall_magnetizations, quench_magnetization
 from physvec.independent.spin_chains import (
-    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
-    open_tfi_free_fermion_energy,
+    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_bonds_sector_energy, heisenberg_sector_energy,
+    ising_zz_x, open_tfi_free_fermion_energy, periodic_tfi_ground_energy, torus_bonds,
 )
 
 
@@ -198,3 +198,18 @@ def test_the_lanczos_path_of_large_sectors_agrees_with_arpack(monkeypatch):
     assert lanczos.energy == pytest.approx(arpack.energy, abs=1e-10)
     assert np.concatenate(lanczos.densities()) == pytest.approx(np.concatenate(arpack.densities()), abs=1e-8)
     assert lanczos.magnetisation_correlation(0, 6) == pytest.approx(arpack.magnetisation_correlation(0, 6), abs=1e-8)
+
+
+@pytest.mark.parametrize("h", [0.3, 1.0, 2.5])
+def test_the_periodic_tfi_free_fermion_energy_equals_exact_diagonalisation(h):
+    for L in (4, 5, 8):
+        assert periodic_tfi_ground_energy(L, h) == pytest.approx(ground_state(ising_zz_x(L, 1.0, h, True))[0], abs=1e-9)
+    # at h = 1 the sum over antiperiodic momenta is -2 / sin(pi / 2L), tending to -4L/pi
+    assert periodic_tfi_ground_energy(40, 1.0) == pytest.approx(-2 / math.sin(math.pi / 80), rel=1e-12)
+
+
+def test_the_four_by_four_heisenberg_torus_has_its_published_energy():
+    # E_0/N = -0.701780 J in spin operators for the 16-site square lattice with periodic boundaries (exact
+    # diagonalisation, Oitmaa and Betts, Can. J. Phys. 56, 897 (1978)); Pauli units are four times that
+    assert len(torus_bonds(4)) == 32
+    assert heisenberg_bonds_sector_energy(torus_bonds(4), 16, 1.0, 0) / 4 / 16 == pytest.approx(-0.701780, abs=1e-6)
