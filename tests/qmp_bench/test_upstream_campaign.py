@@ -7,10 +7,9 @@ to end one way, and the report must count it that way:
 - qcmb 1_1: the first script starts from the mirrored domain wall; physvec's repair fixes it and certifies,
   the one-shot method (no repair) fails programming;
 - qcmb 1_2: a correct script, certified by both methods;
-- qcmb 1_3 and 2_1: correct-looking scripts of tasks the library has no pipeline for, whose rubric votes
-  are all yes: unknown, since nothing independent was computed;
 - dft_qc 1_1: a script that reads a geometry file nobody gave it: it does not execute;
-- dft_qc 4_1 (ORCA, run with PySCF as asked): a working script of a task the library cannot check: unknown.
+- dft_qc 4_1, 4_2 and 4_3 (ORCA, run with PySCF as asked): a working script of tasks the library cannot
+  check, whose rubric votes are all yes: unknown, since nothing independent was computed, never certified.
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (UPSTREAM / "tasks").is_d
 QUENCH = (SCRIPTS / "xx_quench.py").read_text()
 CORRECT_WALL = QUENCH[QUENCH.index("def initialstate_domain_wall"):QUENCH.index("def circuit_trotter")].rstrip()
 MIRRORED_WALL = CORRECT_WALL.replace("circuit.x(range(L // 2))", "circuit.x(range(L // 2, L))")
-HUBBARD = (SCRIPTS / "hubbard_dimer_qiskit.py").read_text()
 WATER = (SCRIPTS / "water_orbitals_pyscf.py").read_text()
 NO_GEOMETRY = WATER.replace('molecule_water(geometry=params["geometry"]',
                             'molecule_water(geometry=open("complex_2.xyz").read()')
@@ -59,12 +57,11 @@ REPLIES = {
     "upstream-qcmb-1-1": [QUENCH_PLAN, fenced(QUENCH.replace(CORRECT_WALL, MIRRORED_WALL)),
                           f"The wall was mirrored.\n\n```python\n{CORRECT_WALL}\n```\n"],
     "upstream-qcmb-1-2": [QUENCH_PLAN, fenced(QUENCH.replace('"site": 4', '"site": 6'))],
-    "upstream-qcmb-2-2": [QUENCH_PLAN, fenced(QUENCH), *yes_votes(12)],  # no overlay yet: physvec cannot recompute it
-    "upstream-qcmb-2-1": [plan("Hubbard dimer", "exact sectors of the qubit Hamiltonian", "ground-state energy"),
-                          fenced(HUBBARD), *yes_votes(12)],
     "upstream-dft-qc-1-1": [plan("the complex", "RHF in PySCF", "frontier orbitals"), fenced(NO_GEOMETRY)],
-    "upstream-dft-qc-4-1": [plan("water", "RHF in PySCF", "frontier orbitals"), fenced(WATER), *yes_votes(12)],
+    **{f"upstream-dft-qc-4-{n}": [plan("water", "RHF in PySCF", "frontier orbitals"), fenced(WATER), *yes_votes(12)]
+       for n in (1, 2, 3)},  # no overlay: physvec cannot recompute them
 }
+SIX = "qcmb/task_qcmb_1_[12].json,dft_qc/task_dft_qc_1_1.json,dft_qc/task_dft_qc_4_[123].json"
 
 
 def write_reply_folder(folder: Path) -> Path:
@@ -83,8 +80,7 @@ def upstream_run(out: Path, replies: Path, tasks: str, method: str) -> int:
 def campaign(tmp_path_factory) -> Campaign:
     folder = tmp_path_factory.mktemp("upstream-campaign")
     replies = write_reply_folder(folder / "replies")
-    six = "qcmb/task_qcmb_1_[12].json,qcmb/task_qcmb_2_[12].json,dft_qc/task_dft_qc_[14]_1.json"
-    assert upstream_run(folder / "campaign", replies, six, "one-shot") == 0
+    assert upstream_run(folder / "campaign", replies, SIX, "one-shot") == 0
     assert upstream_run(folder / "campaign", replies, "qcmb/task_qcmb_1_[12].json", "physvec") == 0
     return Campaign(folder / "campaign")
 
@@ -108,10 +104,10 @@ def test_every_trial_ends_as_its_replies_meant_and_keeps_its_run_folder(campaign
     assert endings == {
         ("qcmb/upstream-qcmb-1-1", "one-shot"): ("failed", "programming repair budget spent (0 of 0 rounds)"),
         ("qcmb/upstream-qcmb-1-2", "one-shot"): ("certified", "every stage ran"),
-        ("qcmb/upstream-qcmb-2-1", "one-shot"): ("unknown", "every stage ran"),
-        ("qcmb/upstream-qcmb-2-2", "one-shot"): ("unknown", "every stage ran"),
         ("dft_qc/upstream-dft-qc-1-1", "one-shot"): ("failed", "programming repair budget spent (0 of 0 rounds)"),
         ("dft_qc/upstream-dft-qc-4-1", "one-shot"): ("unknown", "every stage ran"),
+        ("dft_qc/upstream-dft-qc-4-2", "one-shot"): ("unknown", "every stage ran"),
+        ("dft_qc/upstream-dft-qc-4-3", "one-shot"): ("unknown", "every stage ran"),
         ("qcmb/upstream-qcmb-1-1", "physvec"): ("certified", "every stage ran"),
         ("qcmb/upstream-qcmb-1-2", "physvec"): ("certified", "every stage ran"),
     }, "each trial once: the second `upstream run` ran only the tasks it chose"
@@ -131,8 +127,7 @@ def test_yes_votes_on_a_task_physvec_cannot_recompute_leave_it_unknown_not_certi
 
 def test_a_rerun_of_the_campaign_runs_nothing_again(campaign):
     before = campaign.records_file.read_text()
-    six = "qcmb/task_qcmb_1_[12].json,qcmb/task_qcmb_2_[12].json,dft_qc/task_dft_qc_[14]_1.json"
-    assert upstream_run(campaign.folder, campaign.folder.parent / "replies", six, "one-shot") == 0
+    assert upstream_run(campaign.folder, campaign.folder.parent / "replies", SIX, "one-shot") == 0
     assert campaign.records_file.read_text() == before
 
 
@@ -154,16 +149,15 @@ def test_the_report_of_the_campaign_cell_by_cell(campaign):
     def of(topic: str, method: str) -> list[TrialRecord]:
         return [r for r in records if r.method == method and topic in (ALL_TOPICS, r.task.split("/")[0])]
 
-    qcmb = rows[("qcmb", "one-shot")]  # failed programming, certified, two unknown
-    assert (qcmb.tasks, qcmb.trials, qcmb.executable_pass_at) == (4, 4, {1: 1.0})
-    assert (qcmb.programming_pass, qcmb.scientific_pass, qcmb.unknown_share) == (0.25, 0.25, 0.5)
-    assert qcmb.unknown_reasons == {"scientific: evidence": 2}, "what kept them unknown, not 'every stage ran'"
-    assert qcmb.iterations == Spread(0, 0)
+    qcmb = rows[("qcmb", "one-shot")]  # failed programming, certified
+    assert (qcmb.tasks, qcmb.trials, qcmb.executable_pass_at) == (2, 2, {1: 1.0})
+    assert (qcmb.programming_pass, qcmb.scientific_pass, qcmb.unknown_share) == (0.5, 0.5, 0.0)
+    assert (qcmb.unknown_reasons, qcmb.iterations) == ({}, Spread(0, 0))
 
-    dft = rows[("dft_qc", "one-shot")]  # a script that does not execute, and an unknown one
-    assert (dft.tasks, dft.trials, dft.executable_pass_at) == (2, 2, {1: 0.5})
-    assert (dft.programming_pass, dft.scientific_pass, dft.unknown_share) == (0.0, 0.0, 0.5)
-    assert dft.unknown_reasons == {"scientific: evidence": 1}
+    dft = rows[("dft_qc", "one-shot")]  # a script that does not execute, and three unknown: none counts as passed
+    assert (dft.tasks, dft.trials, dft.executable_pass_at) == (4, 4, {1: 0.75})
+    assert (dft.programming_pass, dft.scientific_pass, dft.unknown_share) == (0.0, 0.0, 0.75)
+    assert dft.unknown_reasons == {"scientific: evidence": 3}, "what kept them unknown, not 'every stage ran'"
 
     repaired = rows[("qcmb", "physvec")]  # the mirrored wall repaired in one round, and the correct script
     assert (repaired.tasks, repaired.trials, repaired.executable_pass_at) == (2, 2, {1: 1.0})
@@ -187,11 +181,11 @@ def test_the_report_command_prints_the_table_and_writes_its_files(campaign, tmp_
     assert qmp_bench_main(["upstream", "report", str(campaign.folder), "--out", str(out)]) == 0
     said = " ".join(capsys.readouterr().out.split())
     assert "│ qcmb │ physvec │" in said and "│ 0.5 / 1 │" in said, "the repaired run's iterations, mean / max"
-    for task in ("dft_qc/upstream-dft-qc-4-1", "qcmb/upstream-qcmb-2-1", "qcmb/upstream-qcmb-2-2"):
+    for task in ("dft_qc/upstream-dft-qc-4-1", "dft_qc/upstream-dft-qc-4-2", "dft_qc/upstream-dft-qc-4-3"):
         assert f"{task} (one-shot, " in said, "each unknown trial is named"
     assert said.count("ended unknown: every stage ran; scientific: evidence unknown (no independent value") == 3
     with (out / "upstream_report.csv").open() as stream:
         table = {(row["topic"], row["method"]): row for row in csv.DictReader(stream)}
-    assert table[("qcmb", "one-shot")]["unknown reasons"] == "scientific: evidence x2"
+    assert table[("dft_qc", "one-shot")]["unknown reasons"] == "scientific: evidence x3"
     assert float(table[("qcmb", "physvec")]["scientific pass"]) == 1.0
     assert (out / "upstream_report.png").read_bytes().startswith(b"\x89PNG")

@@ -6,7 +6,11 @@
   entry is an integer (a particle number, a total magnetisation in units of 1/2 is not one) and that
   no coupling moves is conserved, and must instead move, to another integer value, when an integer
   parameter the run_ function reads grows by one.  A non-integer observable gets no such credit: an energy that ignores its
-  coupling but scales with the system size still fails.  Accuracy parameters (those the task's convergence ladders climb,
+  coupling but scales with the system size still fails.  The other exception is a Monte Carlo estimate: a
+  diagonal correlation averaged over a fixed seed's samples stays bit for bit the same when a coupling moves the
+  state too little to flip a single Metropolis decision (and a correlation of a one-coupling model does not
+  depend on that coupling at all).  Such an observable is certified when it moves with the script's random
+  seed (an integer parameter named for it), which no constant does.  Accuracy parameters (those the task's convergence ladders climb,
   such as an SCF tolerance) are left out: a converged observable must not move with them.
   The check is made where the task relies on the observable: at PARAMS for a reference or a
   convergence observable, at an assertion's parameters for one only an assertion uses (a particle
@@ -144,11 +148,29 @@ def metamorphic_obligations(script: Path, contract: ScriptContract, run: str, ob
                                             for top in tops):  # an integer no count moved: maybe a coupling does
         changed += observe(script, perturbed[len(changed):], workdir, pool, limits)
     by_coupling = dict(zip(keys, changed))
+    by_seed = _seed_runs(script, contract, run, tops, base.value, changed, workdir, pool, limits, point, label)
     obligations = [] if point else [_consistency(run, base.value, main_results)]
     for observable in dict.fromkeys(observables):
-        obligations.append(_dependence(observable, observable.split(".")[0], by_coupling, by_count, base.value,
-                                       point))
+        obligations.append(_dependence(observable, observable.split(".")[0], by_coupling, {**by_count, **by_seed},
+                                       base.value, point))
     return obligations
+
+
+def _seed_keys(contract: ScriptContract, run: str) -> list[str]:
+    """Integer PARAMS keys the run_ function reads that name a random seed."""
+    return [key for key in _params_read(contract, run, int) if "seed" in key.lower()][:1]
+
+
+def _seed_runs(script: Path, contract: ScriptContract, run: str, tops: list[str], base: Any, changed: list[Any],
+               workdir: Path, pool: SandboxPool, limits: SandboxLimits, point: dict[str, Any],
+               label: str) -> dict[str, Any]:
+    """One run with the seed grown by one, made only when a non-integer observable moved with no coupling."""
+    unmoved = [top for top in tops if isinstance(base, dict) and top in base
+               and not _is_quantum_number(base[top]) and not _moved(base, changed, top)]
+    if not unmoved:
+        return {}
+    return {key: observe(script, [_count_run(contract, run, key, point, label)], workdir, pool, limits)[0]
+            for key in _seed_keys(contract, run)}
 
 
 def _count_run(contract: ScriptContract, run: str, key: str, point: dict[str, Any], label: str) -> OverrideRun:
@@ -214,7 +236,8 @@ def _consistency(run: str, returned: Any, main_results: dict[str, Any]) -> Oblig
 
 def _dependence(observable: str, top: str, by_coupling: dict[str, Any], by_count: dict[str, Any],
                 base: Any, point: dict[str, Any]) -> Obligation:
-    """Certified when a coupling moves the observable, or, for a quantum number only, an integer parameter."""
+    """Certified when a coupling moves the observable; for a quantum number only, an integer parameter; for a
+    non-integer observable, the random seed."""
     name = f"metamorphic:{observable}"
     where = f" (at {point}, where the task relies on it)" if point else ""
     if not by_coupling:
@@ -223,14 +246,20 @@ def _dependence(observable: str, top: str, by_coupling: dict[str, Any], by_count
     if not isinstance(base, dict) or top not in base:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.FAILED,
                           message=f"the run_ function returns no {top!r}")
-    counted = by_count if _is_quantum_number(base[top]) else {}
+    quantum = _is_quantum_number(base[top])
+    counted = {key: result for key, result in by_count.items() if quantum or "seed" in key.lower()}
     moved = [key for key, result in by_coupling.items() if _moved(base, [result], top)] + \
-        [key for key, result in counted.items() if _moved(base, [result], top, as_count=True)]
+        [key for key, result in counted.items() if _moved(base, [result], top, as_count=quantum)]
     evidence = {"varied": {**{key: f"x{_SCALE}" for key in by_coupling}, **{key: "+1" for key in counted}},
                 "changed_with": moved, **({"at": point} if point else {})}
     if any(key in by_coupling for key in moved):
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
                           message=f"{top} changes with {', '.join(moved)}{where}")
+    if moved and not quantum:
+        return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
+                          message=f"{top} stays where it is when {', '.join(by_coupling)} change but moves with "
+                                  f"{', '.join(moved)}: a Monte Carlo estimate on unchanged samples, not a "
+                                  f"constant{where}")
     if moved:
         return Obligation(name=name, category=METAMORPHIC, outcome=Outcome.CERTIFIED, evidence=evidence,
                           message=f"{top} is a quantum number: integer-valued, moved by no coupling "

@@ -132,6 +132,52 @@ def test_a_non_integer_energy_that_ignores_its_coupling_gets_no_credit_for_movin
     assert found["metamorphic:particle_numbers"].outcome is Outcome.CERTIFIED
 
 
+SAMPLED = '''
+from typing import Any
+
+import numpy as np
+
+PARAMS = {"J": 1.0, "n_samples": 64, "seed": 0}
+
+
+def observable_sampled_correlation(J: float, n_samples: int, seed: int) -> float:
+    """A diagonal correlation averaged over Metropolis-like samples: J tilts the acceptance too little to
+    flip any of the seed's 64 decisions, as a converged state's small change does in a real chain."""
+    accepted = np.random.default_rng(seed).random(n_samples) < 0.5 + 1e-9 * J
+    return float(np.mean(np.where(accepted, 1.0, -1.0))) / 3
+
+
+def observable_constant_correlation(J: float, n_samples: int, seed: int) -> float:
+    return -0.38046875
+
+
+def run_chain(**params: Any) -> dict[str, Any]:
+    J, n_samples, seed = params["J"], params["n_samples"], params["seed"]
+    return {"sampled": observable_sampled_correlation(J, n_samples, seed),
+            "constant": observable_constant_correlation(J, n_samples, seed)}
+'''
+
+
+def test_a_monte_carlo_estimate_on_unchanged_samples_is_certified_by_its_seed_and_a_constant_is_not(tmp_path):
+    # Found on the modified Haldane-Shastry ring (Deng et al. 2017): <sz_0 sz_j> over 1024 samples of a fixed
+    # seed was bit for bit the same with J, the learning rate or the diagonal shift x1.25, a false alarm on the
+    # reference script.  The seed moves a sample estimate; it cannot move a constant.
+    from physvec.verifiers.certificate import Outcome
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+
+    script = tmp_path / "script.py"
+    script.write_text(SAMPLED)
+    obligations = metamorphic_obligations(script, analyse_script(SAMPLED), "run_chain", ["sampled", "constant"], {},
+                                          tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60))
+    found = {o.name: o for o in obligations}
+    assert found["metamorphic:sampled"].outcome is Outcome.CERTIFIED
+    assert found["metamorphic:sampled"].evidence["changed_with"] == ["seed"]
+    assert "Monte Carlo estimate" in found["metamorphic:sampled"].message
+    assert found["metamorphic:constant"].outcome is Outcome.FAILED
+    assert found["metamorphic:constant"].evidence["changed_with"] == []
+
+
 def test_quantum_numbers_are_integer_valued_within_rounding_only():
     from physvec.verifiers.scientific.metamorphic import _is_quantum_number
 
