@@ -350,12 +350,27 @@ def _api_misuse(script: str, functions: list[str]) -> Mutant:
     raise ValueError("no element function calls a library attribute")
 
 
+def _own_returns(function: ast.FunctionDef) -> list[ast.Return]:
+    """The function's return statements with a value, in source order, not those of functions nested in it (a
+    callback's `return True` turned into "True" changes nothing)."""
+    found: list[ast.Return] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+
+
 def _wrong_type(script: str, functions: list[str]) -> Mutant:
     """The first observable (else effector) returns its value as a string."""
     for function in functions:
         tree = ast.parse(script)
         node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
-        returned = [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+        returned = _own_returns(node)
         if returned:
             segment = ast.get_source_segment(script, returned[-1].value)
             old = f"return {segment}"

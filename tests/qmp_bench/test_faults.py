@@ -60,6 +60,18 @@ def test_an_equivalent_mutant_is_not_made():
     assert coupling_sign not in names[0] and coupling_sign in names[1]
 
 
+def test_the_wrong_type_mutant_changes_what_the_function_returns_not_what_a_callback_in_it_returns():
+    # Found on the modified Haldane-Shastry task: the SR effector's nested logging callback `return True` became
+    # `return str(True)`, still truthy, and the "mutant" passed every check as it should: an equivalent mutant.
+    (task,) = bench_tasks("nqs/deng2017-modified-haldane-shastry-rbm")
+    script, mutants = reference_mutants(load_task(task.task_file))
+    (wrong_type,) = [m for m in mutants if m.fault_class == "wrong type"]
+    assert "return str(True)" not in wrong_type.script
+    changed = [line for line in wrong_type.script.splitlines() if line not in script.splitlines()]
+    assert changed and all(line.strip().startswith("return str(") for line in changed)
+    assert "return True" in wrong_type.script or "return True" not in script
+
+
 def _certificate(*obligations: Obligation, verifier: str = "programming") -> Certificate:
     return Certificate(verifier=verifier, subject_digest="0" * 64, obligations=obligations)
 

@@ -12,6 +12,10 @@ typed numbers) may fail a run but never certify one on their own.  What certifie
   compares the two.  Where the task's size is beyond physvec's budget, both run at a reduced size instead
   (reduced_size.py): a disagreement there fails the run, an agreement leaves the observable unknown.
 
+A network's weights (feature_maps, hidden_biases, visible_bias: representations.py) are no such number: two
+honest trainings reach different weights.  They are compared through the state they define: physvec computes
+the exact energy of the script's network and of its own, from the weights alone, and the two must agree.
+
 One obligation per relied-on observable (reference curves, the spec's observables, convergence ladders'
 observables, results named by the rubric) names its evidence; an observable with none is unknown with the
 reason, so the run is unknown.  Recomputed values are answers, so they live in sealed evidence only.
@@ -38,6 +42,9 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, observe
 from physvec.verifiers.scientific.reduced_size import ReducedPoint, beyond_budget, reduced_point
 from physvec.verifiers.scientific.reference import reference_obligations
+from physvec.verifiers.scientific.representations import (
+    REPRESENTATION, BeyondExactSum, RepresentationError, network_energy,
+)
 
 EVIDENCE = "evidence"
 SEALED_REFERENCE = "sealed_reference"
@@ -66,6 +73,10 @@ formula at the same steps to rounding, phase estimation to its bits (the same bi
 VQE to its optimiser's tolerance, t-VMC with exact sums to the network's error (a second network reaches a
 slightly different point of the manifold), and Monte Carlo energies only to their statistical error.  One place, so that a reader can see every tolerance the evidence rule uses."""
 DEFAULT_TOLERANCE = Tolerances(rtol=1e-6, atol=1e-8)
+REPRESENTATION_TOLERANCE = Tolerances(rtol=0.005, atol=0.0)
+"""How close the exact energies of the script's network and physvec's must come: two networks trained alike on a
+ring of 20 spins reach the ground energy to about 1e-4 of itself; the uniform state of the critical Ising ring
+(zero weights) is 21 % above it."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +226,8 @@ def _compared_with_recomputation(subject: Subject, observable: str, recomputatio
     if not script.ok:
         outcome = Outcome.UNKNOWN if script.died else Outcome.FAILED
         return outcome, f"the script's run at the task's parameters failed: {script.error[:300]}", where, {}
+    if observable in REPRESENTATION:
+        return _compared_through_state(subject, recomputation, where)
     tolerance = tolerance_for(subject, observable)
     got, want = as_float_array(script.value), as_float_array(trusted.value)
     evidence = {**where, "observed": script.value, "rtol": tolerance.rtol, "atol": tolerance.atol}
@@ -239,6 +252,48 @@ def _compared_with_recomputation(subject: Subject, observable: str, recomputatio
         return Outcome.CERTIFIED, f"agrees with physvec's recomputation ({recomputation.pipeline})", evidence, sealed
     return (Outcome.FAILED, f"{int(np.sum(~close))} of {close.size} values differ from physvec's recomputation "
             f"({recomputation.pipeline}) {at}", evidence, sealed)
+
+
+def _compared_through_state(subject: Subject, recomputation: Recomputation, where: dict[str, Any]
+                            ) -> tuple[Outcome, str, dict[str, Any], dict[str, Any]]:
+    """(outcome, message, evidence, sealed) of the script's network against physvec's: the exact energies of the
+    states their weights define, at the point both ran (the task's, or the reduced one)."""
+    absent = [name for name in REPRESENTATION if name not in recomputation.script or name not in recomputation.trusted]
+    if absent:
+        return (Outcome.UNKNOWN, f"the task relies on a network's weights but not on its {', '.join(absent)}, so "
+                "physvec cannot rebuild the state they define", where, {})
+    failed = [name for name in REPRESENTATION if not recomputation.script[name].ok]
+    if failed:
+        return (Outcome.UNKNOWN if recomputation.script[failed[0]].died else Outcome.FAILED,
+                f"the script's run gave no {failed[0]}: {recomputation.script[failed[0]].error[:300]}", where, {})
+    model = subject.task.task.spec.model
+    point = {**recomputation.point, **(recomputation.reduced.overrides if recomputation.reduced else {})}
+    try:
+        trusted = network_energy(model, point, {name: recomputation.trusted[name].value for name in REPRESENTATION})
+    except RepresentationError as error:
+        return Outcome.UNKNOWN, f"physvec cannot evaluate its own network: {error}", where, {}
+    try:
+        energy = network_energy(model, point, {name: recomputation.script[name].value for name in REPRESENTATION})
+    except BeyondExactSum as error:
+        return Outcome.UNKNOWN, f"physvec cannot evaluate the script's network: {error}", where, {}
+    except RepresentationError as error:
+        return Outcome.FAILED, f"the script's weights are no network of the task's ring: {error}", where, {}
+    tolerance = REPRESENTATION_TOLERANCE
+    evidence = {**where, "network_energy": energy, "rtol": tolerance.rtol}
+    sealed = {"recomputed_network_energy": trusted}
+    close = abs(energy - trusted) <= tolerance.rtol * abs(trusted) + tolerance.atol
+    said = f"the state the script's weights define has exact energy {energy:.6g}"
+    if not close:
+        return (Outcome.FAILED, f"{said}, {abs(energy - trusted) / abs(trusted):.2%} from physvec's network at the "
+                "same parameters", evidence, sealed)
+    if recomputation.elsewhere:
+        return (Outcome.UNKNOWN, f"{said}, as physvec's network does, but the script's PARAMS hold "
+                f"{recomputation.elsewhere}: results.json and the figure are not at the task point", evidence, sealed)
+    if recomputation.reduced is not None:
+        return (Outcome.UNKNOWN, f"{said}, as physvec's network does at a reduced size; a script can branch on the "
+                "size, so that is no value at the task point", evidence, sealed)
+    return (Outcome.CERTIFIED, f"{said}, within {tolerance.rtol:.1%} of physvec's network at the task's parameters",
+            evidence, sealed)
 
 
 def _reference_outcome(observable: str, references: list[Obligation]) -> Obligation | None:
