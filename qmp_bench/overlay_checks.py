@@ -18,7 +18,7 @@ from physvec.independent.hubbard import free_fermion_density, hopping_matrix, la
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import vqe_results
 from physvec.independent.quench import domain_wall_magnetizations
-from physvec.independent.spin_chains import bethe_ring_ground_energy
+from physvec.independent.spin_chains import bethe_ring_ground_energy, periodic_tfi_ground_energy
 from physvec.independent.spin_quench import ising_ring, quench, staggered_preparation, xxz_ring
 from physvec.independent.xxz_quench import quench_curves
 from physvec.taskfiles.task import ProposerSpec
@@ -84,7 +84,7 @@ def heisenberg_ring_bethe(spec: ProposerSpec) -> IndependentChecks:
     variational energy must not lie below it (beyond the Monte Carlo error) and must approach it, as the
     figure's curves approach its dashed line."""
     p = spec.parameters
-    exact = 4 * bethe_ring_ground_energy(p["L"], p["J"])
+    exact = 4 * bethe_ring_ground_energy(p.get("L", p.get("N")), p["J"])
     run = spec.run or RUN_FUNCTION
     reference = "Bethe ansatz for the periodic chain (independent/spin_chains.py), Pauli units"
     return IndependentChecks(assertions=[
@@ -92,6 +92,22 @@ def heisenberg_ring_bethe(spec: ProposerSpec) -> IndependentChecks:
          "observable": "energy", "op": ">=", "value": round(exact, 10), "rtol": 2e-4, "reference": reference},
         {"kind": "analytic_regime", "name": "independent approach to the exact energy", "run": run, "overrides": {},
          "observable": "energy", "expected": round(exact, 10), "rtol": 5e-3, "reference": reference}])
+
+
+def ising_ring_free_fermions(spec: ProposerSpec) -> IndependentChecks:
+    """The exact ground energy of the transverse-field Ising ring, -|J| sum_k sqrt(1 + g^2 - 2 g cos k) with
+    g = h / |J| (free fermions, independent/spin_chains.py; on an even ring the sign of J is a sublattice rotation
+    away): the network's energy must not lie below it beyond its Monte Carlo error, and must approach it."""
+    p = spec.parameters
+    N, J = p["N"], abs(p["J"])
+    exact = J * periodic_tfi_ground_energy(N, p["h"] / J)
+    run = spec.run or RUN_FUNCTION
+    reference = "free fermions of the periodic ring (independent/spin_chains.py, Pfeuty 1970), Pauli units"
+    return IndependentChecks(assertions=[
+        {"kind": "bound", "name": "independent variational bound", "run": run, "overrides": {},
+         "observable": "energy", "op": ">=", "value": round(exact, 10), "rtol": 2e-4, "reference": reference},
+        {"kind": "analytic_regime", "name": "independent approach to the exact energy", "run": run, "overrides": {},
+         "observable": "energy", "expected": round(exact, 10), "rtol": 2e-3, "reference": reference}])
 
 
 def xxz_product_formula(spec: ProposerSpec) -> IndependentChecks:
@@ -235,6 +251,7 @@ def modified_haldane_shastry_exact(spec: ProposerSpec) -> IndependentChecks:
 INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
     "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe,
+    "ising_ring_free_fermions": ising_ring_free_fermions,
     "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,
     "hubbard_ring_iqpe": hubbard_ring_iqpe, "spin_quench_exact": spin_quench_exact,
     "modified_haldane_shastry_exact": modified_haldane_shastry_exact}

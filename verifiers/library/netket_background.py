@@ -237,6 +237,10 @@ def observable_xx_correlations(optimisation: tuple[nk.vqs.MCState, list[float]])
                                * (1.0 / n)).mean.real) for j in range(1, n // 2 + 1)]
 
 
+from physvec.verifiers.library.netket_networks import (  # noqa: E402
+    observable_feature_maps, observable_hidden_biases, observable_visible_bias,
+)
+
 MODIFIED_HALDANE_SHASTRY_RBM = BackgroundPipeline(
     backend="netket", name="modified_haldane_shastry_rbm",
     model="modified_haldane_shastry", lattice="ring", method="vmc_rbm_sr",
@@ -253,6 +257,9 @@ MODIFIED_HALDANE_SHASTRY_RBM = BackgroundPipeline(
         BackgroundStep("observable", observable_energy_density_history, "energy_density_history"),
         BackgroundStep("observable", observable_zz_correlations, "zz_correlations"),
         BackgroundStep("observable", observable_xx_correlations, "xx_correlations"),
+        BackgroundStep("observable", observable_feature_maps, "feature_maps"),
+        BackgroundStep("observable", observable_hidden_biases, "hidden_biases"),
+        BackgroundStep("observable", observable_visible_bias, "visible_bias"),
     ),
 )
 """The ring of ten spins in about 20 s.  The paper's Fig. 7b, N = 20 with alpha = 4 (85 parameters), measured with
@@ -353,7 +360,44 @@ BOSE_HUBBARD_MOMENTUM = BackgroundPipeline(
     ),
 )
 
+_NETWORK_STEPS = (
+    BackgroundStep("ansatz", ansatz_rbm_symmetric, "model"),
+    BackgroundStep("effector", effector_vmc_sr, "optimisation"),
+    BackgroundStep("observable", observable_final_energy, "energy"),
+    BackgroundStep("observable", observable_energy_density, "energy_density"),
+    BackgroundStep("observable", observable_feature_maps, "feature_maps"),
+    BackgroundStep("observable", observable_hidden_biases, "hidden_biases"),
+    BackgroundStep("observable", observable_visible_bias, "visible_bias"),
+)
+"""A translation-invariant RBM trained by SR, with the network among the results (netket_networks.py)."""
+_NETWORK_TRAINING = {"alpha": 2, "n_samples": 512, "n_iter": 100, "learning_rate": 0.02, "diag_shift": 0.01,
+                     "seed": 0}
+
+ISING_FEATURE_MAPS = BackgroundPipeline(
+    backend="netket", name="ising_feature_maps",
+    model="transverse_field_ising", lattice="ring", method="vmc_rbm_symm_sr",
+    params={"N": 8, "h": 1.0, "J": -1.0, **_NETWORK_TRAINING},
+    steps=(
+        BackgroundStep("lattice", lattice_ring_of_spins, "graph"),
+        BackgroundStep("hamiltonian", hamiltonian_ising, "hamiltonian"),
+        BackgroundStep("sampler", sampler_metropolis_local, "sampler"),
+        *_NETWORK_STEPS,
+    ),
+)
+
+HEISENBERG_FEATURE_MAPS = BackgroundPipeline(
+    backend="netket", name="heisenberg_feature_maps",
+    model="heisenberg", lattice="ring", method="vmc_rbm_symm_sr",
+    params={"N": 8, "J": 1.0, "total_sz": 0, **_NETWORK_TRAINING},
+    steps=(
+        BackgroundStep("lattice", lattice_ring_of_spins, "graph"),
+        BackgroundStep("hamiltonian", hamiltonian_heisenberg, "hamiltonian"),
+        BackgroundStep("sampler", sampler_metropolis_exchange, "sampler"),
+        *_NETWORK_STEPS,
+    ),
+)
+
 PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR, ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC,
-             MODIFIED_HALDANE_SHASTRY_RBM)
+             MODIFIED_HALDANE_SHASTRY_RBM, ISING_FEATURE_MAPS, HEISENBERG_FEATURE_MAPS)
 """Order matters on ties: a script is tested in the first pipeline sharing most of its PARAMS, so the SR
 pipeline (a superset of heisenberg_rbm's names plus diag_shift) comes after the pipelines it extends."""
