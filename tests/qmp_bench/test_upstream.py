@@ -177,6 +177,23 @@ def test_the_modified_haldane_shastry_panels_compile_with_exact_diagonalisation_
     assert len(bounds) == 1 and json.dumps(bounds[0]).count(str(round(exact.energy / 20, 10))) == 1
 
 
+@pytest.mark.parametrize(("name", "exact"), [
+    # free fermions of the critical ring, -2 / sin(pi / 40) at N = 20 (Pfeuty 1970); the Bethe ansatz, Pauli units
+    ("task_nnwf_4_1.json", -25.49098968636475), ("task_nnwf_4_2.json", -35.6175461195058)])
+def test_the_feature_map_panels_hold_the_network_to_the_exact_ground_energy_and_say_they_are_scaled(
+        tmp_path, name, exact):
+    # Science 355, 602 (2017), Fig. 2 left: the filters are compared through the state they define (the evidence
+    # rule); the energy the network reports is held to the ring's exact ground energy, which no network made
+    panel = read_upstream(UPSTREAM / "tasks" / "nnwf" / name)
+    assert panel.overlay.size.startswith("scaled: N = 20 of 80")
+    loaded = load_task(compile_task(panel, tmp_path))
+    assert loaded.task.spec.observables[:3] == ["feature_maps", "hidden_biases", "visible_bias"]
+    expected = {a["name"]: a.get("expected", a.get("value"))
+                for a in json.loads(loaded.assertions_path.read_text())["assertions"]}
+    assert expected["independent approach to the exact energy"] == pytest.approx(exact, abs=1e-9)
+    assert expected["independent variational bound"] == pytest.approx(exact, abs=1e-9)
+
+
 def test_a_scaled_panel_compiles_at_its_published_size_as_its_own_task_without_a_check_it_cannot_have(tmp_path):
     # Fig. 7d at N = 100: the spec moves there, the paper's E_0/N = -2.12 becomes a check, the script's limit is the
     # overlay's; exact diagonalisation cannot reach N = 100, so no reference is made up for it
