@@ -3,9 +3,9 @@
 Two users: the library proposer (the model `library`, which writes a task's script without a language
 model) and the Scientific verifier's trusted recomputation (physvec's own value of every observable at the
 task point).  Composition reads only the task's spec and backend, never reference data, assertions, the
-rubric or a script: it finds the library pipeline of the spec's model, lattice and method, copies each step
-function's source, writes PARAMS from the spec, one run_ function calling the steps in order, and main()
-with the library's plot.  A spec the library does not cover, or whose parameters do not match what the
+rubric or a script: it finds the library pipeline of the spec's model, lattice and method, copies the source of
+each step the spec's observables need, writes PARAMS from the spec, one run_ function calling those steps in
+order, and main() with the library's plot.  A spec the library does not cover, or whose parameters do not match what the
 pipeline reads, is refused with a message that says what the library covers.
 """
 
@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from physvec.taskfiles.task import ProposerSpec
-from physvec.verifiers.library import RESULT_ROLES, BackgroundPipeline, pipeline_for_spec, pipelines_for
+from physvec.verifiers.library import (
+    RESULT_ROLES, BackgroundPipeline, BackgroundStep, pipeline_for_spec, pipelines_for,
+)
 from physvec.verifiers.library.plots import plot_results
 
 
@@ -130,9 +132,21 @@ def run_function(name: str, calls: list[tuple[str, list[str], str]], returned: l
             + f"\n    return {{{results}}}\n")
 
 
-def _run_function(pipeline: BackgroundPipeline, observables: list[str], name: str) -> str:
+def steps_for(pipeline: BackgroundPipeline, observables: list[str]) -> list[BackgroundStep]:
+    """The pipeline's steps that the observables need, in order: each observable's step and, transitively, the
+    steps making its inputs.  A step whose output nothing returned depends on is left out of the script: it would
+    cost time, and a fault in it could change nothing the task relies on."""
+    needed, kept = set(observables), []
+    for step in reversed(pipeline.steps):
+        if step.output in needed:
+            kept.append(step)
+            needed.update(inspect.signature(step.function).parameters)
+    return kept[::-1]
+
+
+def _run_function(steps: list[BackgroundStep], observables: list[str], name: str) -> str:
     calls = [(step.function.__name__, list(inspect.signature(step.function).parameters), step.output)
-             for step in pipeline.steps]
+             for step in steps]
     return run_function(name, calls, observables)
 
 
@@ -162,7 +176,8 @@ def params_literal(parameters: dict[str, Any], width: int = 110) -> str:
 def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
     """The structured script for ``spec`` on ``backend``, composed from the verified library."""
     pipeline = _check(spec, backend, pipeline_for_spec(backend, spec.model, spec.lattice, spec.method))
-    functions = list(dict.fromkeys(step.function for step in pipeline.steps)) + [plot_results]
+    steps = steps_for(pipeline, spec.observables)
+    functions = list(dict.fromkeys(step.function for step in steps)) + [plot_results]
     imports = _imports(functions, ["import json", "from typing import Any"])
     blocks = [
         f'"""{pipeline.model} on a {pipeline.lattice} by {pipeline.method} ({backend}): composed by the physvec '
@@ -170,7 +185,7 @@ def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
         "\n".join(imports) + "\n",
         params_literal(spec.parameters),
         *(inspect.getsource(function) for function in functions),
-        _run_function(pipeline, spec.observables, run_name(spec, pipeline)),
+        _run_function(steps, spec.observables, run_name(spec, pipeline)),
         main_function(run_name(spec, pipeline)),
         MAIN_GUARD,
     ]

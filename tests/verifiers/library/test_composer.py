@@ -115,9 +115,21 @@ def _imported_names(script: str) -> set[str]:
 def test_every_library_pipeline_composes_to_a_self_contained_script(pipeline):
     results = [step.output for step in pipeline.steps if step.role in RESULT_ROLES]
     spec = ProposerSpec(model=pipeline.model, lattice=pipeline.lattice, method=pipeline.method,
-                        parameters=dict(pipeline.params), observables=results[-1:])
+                        parameters=dict(pipeline.params), observables=results)
     script = compose_script(spec, pipeline.backend).script
     assert analyse_script(script).breaches == []
     assert _undefined_names(script) == set(), "every helper a step function uses is in the script"
     used = {node.id for node in ast.walk(ast.parse(script)) if isinstance(node, ast.Name)}
     assert _imported_names(script) - used - {"annotations"} == set(), "no import the script does not use"
+
+
+def test_a_composed_script_runs_only_the_steps_its_observables_need():
+    # The modified Haldane-Shastry pipeline also reads out correlations and the network's weights; a task relying
+    # on the energy alone gets neither: they cost time, and a fault in them could change nothing it relies on.
+    (pipeline,) = [p for p in pipelines_for("netket") if p.name == "modified_haldane_shastry_rbm"]
+    spec = ProposerSpec(model=pipeline.model, lattice=pipeline.lattice, method=pipeline.method,
+                        parameters=dict(pipeline.params), observables=["energy"])
+    script = compose_script(spec, "netket").script
+    defined = {node.name for node in ast.parse(script).body if isinstance(node, ast.FunctionDef)}
+    assert {"effector_vmc_sr", "observable_final_energy", "hamiltonian_modified_haldane_shastry"} <= defined
+    assert not defined & {"observable_zz_correlations", "observable_feature_maps", "observable_energy_density"}
