@@ -244,6 +244,15 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
         Replacement("sign", "final energy of the wrong sign", "observable_final_energy",
                     "return float(state.expect(hamiltonian).mean.real)",
                     "return -float(state.expect(hamiltonian).mean.real)"),
+        # The network as a result (Carleo and Troyer's feature maps).  No fault in a filter's direction or offset:
+        # the mirrored or shifted filter is the same state on the ring; none in the biases' signs: flipping them is
+        # flipping every spin, which the Ising ring does not feel.
+        Replacement("trap/scale", "filters doubled", "observable_feature_maps",
+                    "return kernel[:, 0, :].tolist()", "return (2 * kernel[:, 0, :]).tolist()"),
+        Replacement("filling", "the first filter in place of every filter", "observable_feature_maps",
+                    "return kernel[:, 0, :].tolist()", "return np.repeat(kernel[:1, 0, :], len(kernel), axis=0).tolist()"),
+        Replacement("boundary", "filters read as one row per site", "observable_feature_maps",
+                    "return kernel[:, 0, :].tolist()", "return kernel[:, 0, :].T.tolist()"),
         Replacement("boundary", "open instead of periodic chain", "lattice_chain", "pbc=True", "pbc=False"),
         Replacement("trap/scale", "field doubled", "hamiltonian_ising", "graph=graph, h=h, J=J)", "graph=graph, h=2 * h, J=J)"),
         Replacement("trap/scale", "coupling doubled", "hamiltonian_ising", "graph=graph, h=h, J=J)", "graph=graph, h=h, J=2 * J)"),
