@@ -43,7 +43,7 @@ from physvec.verifiers.scientific.override_runs import Observed, OverrideRun, ob
 from physvec.verifiers.scientific.reduced_size import ReducedPoint, beyond_budget, reduced_point
 from physvec.verifiers.scientific.reference import reference_obligations
 from physvec.verifiers.scientific.representations import (
-    REPRESENTATION, BeyondExactSum, RepresentationError, network_energy,
+    REPRESENTATION, NotEvaluable, RepresentationError, network_energy,
 )
 
 EVIDENCE = "evidence"
@@ -63,6 +63,7 @@ RECOMPUTATION_TOLERANCE: dict[str, Tolerances] = {
     "vqe": Tolerances(rtol=1e-4, atol=1e-5),
     "vmc_rbm": Tolerances(rtol=0.05, atol=0.05),
     "vmc_rbm_sr": Tolerances(rtol=0.05, atol=0.05),
+    "vmc_rbm_symm_sr": Tolerances(rtol=0.05, atol=0.05),
     "tvmc": Tolerances(rtol=0.01, atol=0.01),
 }
 """How close the script's value must come to physvec's recomputation at the same parameters, per method (see
@@ -274,7 +275,7 @@ def _compared_through_state(subject: Subject, recomputation: Recomputation, wher
         return Outcome.UNKNOWN, f"physvec cannot evaluate its own network: {error}", where, {}
     try:
         energy = network_energy(model, point, {name: recomputation.script[name].value for name in REPRESENTATION})
-    except BeyondExactSum as error:
+    except NotEvaluable as error:
         return Outcome.UNKNOWN, f"physvec cannot evaluate the script's network: {error}", where, {}
     except RepresentationError as error:
         return Outcome.FAILED, f"the script's weights are no network of the task's ring: {error}", where, {}

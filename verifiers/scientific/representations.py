@@ -37,8 +37,8 @@ class RepresentationError(ValueError):
     """The results do not describe a network of the task's ring (shape, size or values)."""
 
 
-class BeyondExactSum(RepresentationError):
-    """A network too large for the exact sum: no fault of the script's, only of physvec's reach."""
+class NotEvaluable(RepresentationError):
+    """A network physvec cannot sum (too large, or complex): no fault of the script's, only of physvec's reach."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,9 @@ class TranslationInvariantRBM:
     @classmethod
     def from_values(cls, feature_maps: Any, hidden_biases: Any, visible_bias: Any) -> TranslationInvariantRBM:
         """The network from a result's three values, checked for shape and finiteness."""
+        if any(np.iscomplexobj(np.asarray(value)) for value in (feature_maps, hidden_biases, visible_bias)):
+            raise NotEvaluable("complex weights: the exact sum here takes a real network (a positive state, as in "
+                               "NetKet's basis with Marshall's rule), so a complex one is neither checked nor refused")
         try:
             maps = np.atleast_2d(np.asarray(feature_maps, dtype=float))
             biases = np.atleast_1d(np.asarray(hidden_biases, dtype=float)).ravel()
@@ -148,7 +151,7 @@ def exact_energy(network: TranslationInvariantRBM, couplings: RingCouplings) -> 
     if couplings.zero_magnetisation and sites % 2:
         raise RepresentationError(f"{sites} sites: a ring of odd length has no zero-magnetisation sector")
     if sites > MAX_SITES:
-        raise BeyondExactSum(f"{sites} sites: the exact sum reaches {MAX_SITES} sites")
+        raise NotEvaluable(f"{sites} sites: the exact sum reaches {MAX_SITES} sites")
     codes = _basis(sites, couplings.zero_magnetisation)
     log_psi = np.concatenate([network.log_amplitudes(_spins(codes[start:start + _CHUNK], sites))
                               for start in range(0, codes.size, _CHUNK)])
