@@ -20,7 +20,7 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.scientific.adapters import AdapterWriter
 from physvec.verifiers.scientific.assertions import assertion_obligations
 from physvec.verifiers.scientific.convergence import convergence_obligations
-from physvec.verifiers.scientific.evidence import evidence_obligations, independent_agreement
+from physvec.verifiers.scientific.evidence import evidence_obligations, independent_agreement, method_tolerance
 from physvec.verifiers.scientific.integrity import typed_values_obligation
 from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
 from physvec.verifiers.scientific.reference import reference_obligations, suspect_reference
@@ -107,13 +107,15 @@ class ScientificVerifier:
             if case.run or default_run:
                 relied[case.run or default_run].setdefault(case.observable, []).append({})
         accuracy = {case.parameter for case in task.task.convergence.cases}
+        reproducible_to = method_tolerance(subject)
         obligations: list[Obligation] = []
         for run, points in relied.items():
             if run not in contract.runs:
                 continue
             at_params = [observable for observable, where in points.items() if {} in where]
             obligations += metamorphic_obligations(subject.script, contract, run, at_params, main_results,
-                                                   subject.workdir, subject.pool, subject.limits, accuracy)
+                                                   subject.workdir, subject.pool, subject.limits, accuracy,
+                                                   reproducible_to=reproducible_to)
             elsewhere: dict[str, tuple[dict, list[str]]] = {}
             for observable, where in points.items():
                 if {} not in where:

@@ -200,13 +200,19 @@ class _RecomputedPair:
         return dict(zip(self.observables, observed[:len(trusted)])), dict(zip(self.observables, scripted))
 
 
+def method_tolerance(subject: Subject) -> Tolerances:
+    """How far two honest runs of the task's method at the same parameters may lie apart (the table above)."""
+    spec = subject.task.task.spec
+    return RECOMPUTATION_TOLERANCE.get(spec.method if spec else "", DEFAULT_TOLERANCE)
+
+
 def tolerance_for(subject: Subject, observable: str) -> Tolerances:
     """How close the script's value must come to physvec's at the same parameters: the method's recomputation
     tolerance, its absolute part widened to the task's convergence tolerance for the observable (two honest
     runs, each converged to that tolerance, may differ by it).  A reference's tolerance says how precisely the
     paper's numbers are known, not how closely two computations at one point agree, so it plays no part."""
     task = subject.task.task
-    method = RECOMPUTATION_TOLERANCE.get(task.spec.method if task.spec else "", DEFAULT_TOLERANCE)
+    method = method_tolerance(subject)
     ladders = [case.tolerance for case in task.convergence.cases if _covers(observable, case.observable)]
     return Tolerances(rtol=method.rtol, atol=max([method.atol, *ladders]))
 

@@ -240,6 +240,32 @@ def test_results_written_only_under_the_instrumented_main_are_held_against_a_run
     assert found["consistency:run_chain"].evidence["keys"] == ["energy"]
 
 
+def test_results_json_is_held_to_a_rerun_within_what_two_honest_runs_of_the_method_differ_by(tmp_path):
+    # t-VMC at eight spins (nnwf 4_4): the instrumented main() and a second run of the same library script came out
+    # 0.15 % apart.  results.json 0.2 % off its rerun is consistent for a method reproducible to 1 %, never for a
+    # deterministic one; 30 % off fails both.
+    from physvec.taskfiles.base import Tolerances
+    from physvec.verifiers.certificate import Outcome
+    from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+
+    script = tmp_path / "script.py"
+    script.write_text(CONSERVED)
+    energy = -4.0 * 3 / 6  # observable_energy at PARAMS: -U N / L
+
+    def consistency(written: float, tolerance: Tolerances | None) -> Outcome:
+        extra = {} if tolerance is None else {"reproducible_to": tolerance}
+        found = {o.name: o for o in metamorphic_obligations(
+            script, analyse_script(CONSERVED), "run_chain", ["energy"], {"energy": written},
+            tmp_path / "work", SandboxPool(), SandboxLimits(wall_s=60), **extra)}
+        return found["consistency:run_chain"].outcome
+
+    sampled = Tolerances(rtol=0.01, atol=0.01)
+    assert consistency(energy * 1.002, sampled) is Outcome.CERTIFIED
+    assert consistency(energy * 1.002, None) is Outcome.FAILED
+    assert consistency(energy * 1.3, sampled) is Outcome.FAILED
+
+
 def _at_point(tmp_path, source, observables, point):
     from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
     from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
@@ -288,7 +314,7 @@ def test_the_verifier_checks_each_observable_where_the_task_relies_on_it(tmp_pat
     script.write_text(CONSERVED)
     assertion = SimpleNamespace(run="run_chain", observable="particle_numbers", adapter=None, overrides={"L": 4})
     reference = SimpleNamespace(compared=lambda: [("energy", None)])
-    task = SimpleNamespace(task=SimpleNamespace(reference=reference, convergence=SimpleNamespace(cases=[])),
+    task = SimpleNamespace(task=SimpleNamespace(reference=reference, convergence=SimpleNamespace(cases=[]), spec=None),
                            assertions=SimpleNamespace(assertions=[assertion]))
     subject = SimpleNamespace(task=task, script=script, workdir=tmp_path / "work", pool=SandboxPool(),
                               limits=SandboxLimits(wall_s=60))
