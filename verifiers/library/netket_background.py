@@ -13,6 +13,10 @@ A third background is exact, not variational: the lowest energy in each lattice-
 Bose-Hubbard ring with a fixed number of bosons (Choo, Carleo, Regnault, Neupert, PRL 121, 167204 (2018),
 Fig. 2a), from NetKet's BoseHubbard operator, H = -J sum (b+_i b_j + h.c.) + (U/2) sum n_i (n_i - 1)
 with J = t, diagonalised in each momentum eigenspace of the translation.
+
+Two more train a translation-invariant RBM by SR and return the network itself, its feature maps and biases
+(netket_networks.py), beside its energy: the critical Ising ring and the Heisenberg ring of Carleo and Troyer's
+Fig. 2 (method vmc_rbm_symm_sr).
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ import scipy.sparse as sparse
 from scipy.sparse.linalg import eigsh
 
 from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
+from physvec.verifiers.library.netket_networks import (
+    observable_feature_maps, observable_hidden_biases, observable_visible_bias,
+)
 from physvec.verifiers.library.netket_tvmc import ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC
 
 
@@ -236,10 +243,6 @@ def observable_xx_correlations(optimisation: tuple[nk.vqs.MCState, list[float]])
                                           + sy(hilbert, i) @ sy(hilbert, (i + j) % n)) for i in range(n))
                                * (1.0 / n)).mean.real) for j in range(1, n // 2 + 1)]
 
-
-from physvec.verifiers.library.netket_networks import (  # noqa: E402
-    observable_feature_maps, observable_hidden_biases, observable_visible_bias,
-)
 
 MODIFIED_HALDANE_SHASTRY_RBM = BackgroundPipeline(
     backend="netket", name="modified_haldane_shastry_rbm",
