@@ -30,11 +30,12 @@ from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
 def spec_of(backend: str, name: str, **parameters: object) -> ProposerSpec:
-    """The spec of a library pipeline at its own parameters (updated by ``parameters``)."""
+    """The spec of a library pipeline at its own parameters (updated by ``parameters``), relying on every result,
+    so that its composed script holds every step."""
     pipeline = pipeline_named(backend, name)
     results = [step.output for step in pipeline.steps if step.role in ("effector", "observable")]
     return ProposerSpec(model=pipeline.model, lattice=pipeline.lattice, method=pipeline.method,
-                        parameters={**pipeline.params, **parameters}, observables=[results[-1]])
+                        parameters={**pipeline.params, **parameters}, observables=results)
 
 
 def edited(script: str, edits: tuple[tuple[str, str], ...]) -> str:
@@ -207,7 +208,7 @@ def test_a_mismatch_shows_where_and_by_how_much(judged):
 def test_the_attacker_script_fails_the_programming_certificate_only_with_the_spec(tmp_path):
     """End to end: a TFIM with +J ZZ passes every programming check today; with the task's spec, its
     differential test fails the certificate, right after its (certified) unit test."""
-    spec = spec_of("qiskit", "tfim_trotter")
+    spec = spec_of("qiskit", "tfim_trotter").model_copy(update={"observables": ["energy", "magnetization"]})
     script = tmp_path / "script.py"
     script.write_text(edited(compose_script(spec, "qiskit").script, ATTACKS[7].edits))
     pool, limits = SandboxPool(), SandboxLimits(wall_s=120)
