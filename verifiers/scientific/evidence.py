@@ -23,8 +23,9 @@ reason, so the run is unknown.  Recomputed values are answers, so they live in s
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -276,11 +277,11 @@ def _compared_through_state(subject: Subject, recomputation: Recomputation, wher
     model = subject.task.task.spec.model
     point = {**recomputation.point, **(recomputation.reduced.overrides if recomputation.reduced else {})}
     try:
-        trusted = network_energy(model, point, {name: recomputation.trusted[name].value for name in REPRESENTATION})
+        trusted = _network_energy(model, point, {name: recomputation.trusted[name].value for name in REPRESENTATION})
     except RepresentationError as error:
         return Outcome.UNKNOWN, f"physvec cannot evaluate its own network: {error}", where, {}
     try:
-        energy = network_energy(model, point, {name: recomputation.script[name].value for name in REPRESENTATION})
+        energy = _network_energy(model, point, {name: recomputation.script[name].value for name in REPRESENTATION})
     except NotEvaluable as error:
         return Outcome.UNKNOWN, f"physvec cannot evaluate the script's network: {error}", where, {}
     except RepresentationError as error:
@@ -301,6 +302,16 @@ def _compared_through_state(subject: Subject, recomputation: Recomputation, wher
                 "size, so that is no value at the task point", evidence, sealed)
     return (Outcome.CERTIFIED, f"{said}, within {tolerance.rtol:.1%} of physvec's network at the task's parameters",
             evidence, sealed)
+
+
+def _network_energy(model: str, point: dict[str, Any], values: dict[str, Any]) -> float:
+    """network_energy, summed once per network: the three weight observables share one comparison."""
+    return _summed(model, json.dumps(point, sort_keys=True), json.dumps(values, sort_keys=True))
+
+
+@lru_cache(maxsize=8)
+def _summed(model: str, point: str, values: str) -> float:
+    return network_energy(model, json.loads(point), json.loads(values))
 
 
 def _reference_outcome(observable: str, references: list[Obligation]) -> Obligation | None:
