@@ -78,7 +78,15 @@ def momentum_blocks(L: int, N: int, t: float, U: float) -> list[sparse.csr_matri
     """H in the momentum-k basis of orbit representatives for k = 2 pi m / L, m = 0, ..., L - 1 (see the
     module docstring)."""
     states = fock_basis(L, N)
-    target, source, h = hamiltonian_entries(states, t, U)
+    return sector_blocks(states, hamiltonian_entries(states, t, U))
+
+
+def sector_blocks(states: np.ndarray, entries: tuple[np.ndarray, np.ndarray, np.ndarray]
+                  ) -> list[sparse.csr_matrix]:
+    """The momentum blocks of any translation-invariant H given as (row, column, value) triples on a basis of
+    occupation vectors closed under translation (bosons here, spins as hard-core bosons in spin_momentum.py)."""
+    L = states.shape[1]
+    target, source, h = entries
     representative, shift, period = translation_orbits(states)
     is_representative = representative == np.arange(len(states))
     blocks = []

@@ -20,6 +20,7 @@ from physvec.taskfiles.library import PLACEHOLDER, Resolver, template_use
 from physvec.taskfiles.loading import load_assertions, load_library
 
 from physvec.independent import haldane_shastry
+from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
     chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
     single_particle_hamiltonian, trap,
@@ -29,6 +30,7 @@ from physvec.independent.hubbard_vqe import snake, vqe_results
 from physvec.independent.minimal_basis_rhf import BOHR_IN_ANGSTROM, HartreeFock, restricted_hartree_fock
 from physvec.independent.quench import domain_wall_magnetizations, quench_energy, quench_magnetization
 from physvec.independent.spin_quench import ising_ring, quench
+from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
 from physvec.independent.spin_chains import (
     ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, ising_zz_x,
     open_tfi_free_fermion_energy,
@@ -184,6 +186,24 @@ def choo2018_heisenberg_rbm() -> IndependentValues:
     return IndependentValues({"energy": heisenberg_sector_energy(10, 1.0, 0, periodic=True)}, {
         "fully polarised sector": heisenberg_sector_energy(10, 1.0, 5, periodic=True),
         "four-site ring": heisenberg_sector_energy(4, 1.0, 0, periodic=True)})
+
+
+def choo2018_bose_hubbard_momentum() -> IndependentValues:
+    """Six bosons on six sites by exact diagonalisation in each momentum sector; one boson and the free condensate
+    in closed form, the ground energy as the variational bound."""
+    exact = lowest_energies_by_momentum(6, 6, 1.0, 1.0)
+    return IndependentValues({"energies": exact[:4]}, {
+        "one boson": [-2 * np.cos(2 * np.pi * m / 6) for m in range(4)], "free bosons condense": -12.0,
+        "variational bound": min(exact)})
+
+
+def choo2018_heisenberg_momentum() -> IndependentValues:
+    """Eight spins by exact diagonalisation in each momentum sector (spins as hard-core bosons); four spins the same
+    way, and the ground energy as the variational bound."""
+    exact = heisenberg_lowest_energies_by_momentum(8, 1.0)
+    return IndependentValues({"energies": exact[:5]}, {
+        "no coupling": [0.0] * 5, "four-site ring": heisenberg_lowest_energies_by_momentum(4, 1.0)[:3],
+        "variational bound": min(exact)})
 
 
 H2_BOHR = 1.4
@@ -344,6 +364,8 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "carleo2017-ising-quench-tvmc": carleo2017_ising_quench_tvmc,
     "deng2017-modified-haldane-shastry-rbm": deng2017_modified_haldane_shastry_rbm,
     "carleo2017-tfi-feature-maps": carleo2017_tfi_feature_maps,
+    "choo2018-bose-hubbard-momentum": choo2018_bose_hubbard_momentum,
+    "choo2018-heisenberg-momentum": choo2018_heisenberg_momentum,
 }
 """Task id -> the computation of its independent values."""
 

@@ -14,7 +14,7 @@ import pytest
 from physvec.verifiers.library.composer import compose_script, library_problem
 from physvec.cli.qmp_bench import main as qmp_bench_main
 from physvec.qmp_bench.campaign import Campaign
-from physvec.qmp_bench.upstream import OVERLAYS_ROOT, compile_task, read_upstream, status_rows
+from physvec.qmp_bench.upstream import OVERLAYS_ROOT, at_published_size, compile_task, read_upstream, status_rows
 from physvec.taskfiles.physvec_shape import infer_backend
 from physvec.taskfiles.default_rubric import NO_PUBLISHED_RUBRIC
 from physvec.taskfiles.loading import load_task
@@ -197,8 +197,6 @@ def test_the_feature_map_panels_hold_the_network_to_the_exact_ground_energy_and_
 def test_a_scaled_panel_compiles_at_its_published_size_as_its_own_task_without_a_check_it_cannot_have(tmp_path):
     # Fig. 7d at N = 100: the spec moves there, the paper's E_0/N = -2.12 becomes a check, the script's limit is the
     # overlay's; exact diagonalisation cannot reach N = 100, so no reference is made up for it
-    from physvec.qmp_bench.upstream import at_published_size
-
     inset = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_2_4.json")
     loaded = load_task(compile_task(at_published_size(inset), tmp_path))
     assert loaded.task.id == inset.id + "-published-size" and loaded.task.spec.parameters["N"] == 100
@@ -214,3 +212,23 @@ def test_upstream_run_at_the_published_size_refuses_a_scaled_task_with_no_such_r
                            "--out", str(tmp_path / "campaign")])
     assert code == 2 and "no run at a published size" in capsys.readouterr().out
     assert not (tmp_path / "campaign" / "records.jsonl").exists()
+
+
+def test_the_momentum_spectrum_panels_are_held_to_exact_sector_minima_and_say_what_is_scaled(tmp_path):
+    # PRL 121, 167204 (2018): Fig. 2a at its published N = L = 10 and Figs. 1a and 2b scaled, each sector's energy held
+    # to exact diagonalisation in that sector, built without NetKet; the ten-boson ground energy -16.3604858 (k = 0)
+    # was also found by the library's own projection onto momentum eigenspaces (netket_background.py)
+    from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
+
+    published = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_1_3.json")
+    assert published.overlay.size.startswith("published: N = 10 bosons on L = 10 sites")
+    loaded = load_task(compile_task(published, tmp_path / "2a"))
+    energies = json.loads(loaded.reference_path.read_text())["energies"]
+    assert len(energies) == 6 and energies[0] == pytest.approx(-16.3604858, abs=1e-6)
+    assert loaded.task.reference.rtol == 0.01
+    spins = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_1_1.json")
+    assert spins.overlay.size.startswith("scaled: L = 12 of 36")
+    reference = json.loads(load_task(compile_task(spins, tmp_path / "1a")).reference_path.read_text())
+    assert reference["energies"] == pytest.approx(heisenberg_lowest_energies_by_momentum(12, 1.0)[:7], abs=1e-9)
+    at_size = load_task(compile_task(at_published_size(spins), tmp_path / "1a-36"))
+    assert at_size.task.spec.parameters["L"] == 36 and at_size.task.reference is None, "no exact value at 36 spins"

@@ -17,6 +17,9 @@ with J = t, diagonalised in each momentum eigenspace of the translation.
 Two more train a translation-invariant RBM by SR and return the network itself, its feature maps and biases
 (netket_networks.py), beside its energy: the critical Ising ring and the Heisenberg ring of Carleo and Troyer's
 Fig. 2 (method vmc_rbm_symm_sr).
+
+The variational counterparts of the momentum-resolved spectra, networks projected onto each momentum, are in
+netket_momentum.py.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 from physvec.verifiers.library.netket_networks import (
     observable_feature_maps, observable_hidden_biases, observable_visible_bias,
 )
+from physvec.verifiers.library.netket_momentum import BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_MOMENTUM_RBM
 from physvec.verifiers.library.netket_tvmc import ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC
 
 
@@ -401,6 +405,7 @@ HEISENBERG_FEATURE_MAPS = BackgroundPipeline(
 )
 
 PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR, ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC,
-             MODIFIED_HALDANE_SHASTRY_RBM, ISING_FEATURE_MAPS, HEISENBERG_FEATURE_MAPS)
+             MODIFIED_HALDANE_SHASTRY_RBM, ISING_FEATURE_MAPS, HEISENBERG_FEATURE_MAPS,
+             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN)
 """Order matters on ties: a script is tested in the first pipeline sharing most of its PARAMS, so the SR
 pipeline (a superset of heisenberg_rbm's names plus diag_shift) comes after the pipelines it extends."""
