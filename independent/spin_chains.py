@@ -1,5 +1,5 @@
-"""Exact ground states of spin-1/2 chains: sparse Lanczos on the full space, and the free-fermion
-solution of the open transverse-field Ising chain.
+"""Exact ground states of spin-1/2 chains (and of the square torus): sparse Lanczos on the full space, and the
+free-fermion solution of the open transverse-field Ising chain.
 
 Operators are Pauli matrices; a Heisenberg energy in spin-operator units (S = sigma/2) is a quarter of
 the Pauli one.  Site 0 is the leftmost tensor factor.
@@ -32,6 +32,22 @@ def heisenberg(L: int, J: float, periodic: bool) -> sparse.csr_matrix:
     """J sum sigma_i . sigma_j over nearest neighbours (Pauli units)."""
     return sum(J * (site_operator(a, i, L) @ site_operator(a, j, L)).real
                for i, j in bonds(L, periodic) for a in ("X", "Y", "Z")).tocsr()
+
+
+def torus_bonds(L: int) -> list[tuple[int, int]]:
+    """Nearest neighbours of the L x L square lattice with periodic boundaries, site (x, y) numbered x L + y."""
+    return [(x * L + y, ((x + dx) % L) * L + (y + dy) % L) for x in range(L) for y in range(L)
+            for dx, dy in ((1, 0), (0, 1))]
+
+
+def heisenberg_torus_ground_energy(L: int, J: float) -> float:
+    """Lowest Pauli-unit energy of J sum sigma_i . sigma_j over the torus's bonds, at zero magnetisation (where the
+    singlet ground state of an even bipartite torus lies)."""
+    sites = L * L
+    matrix = sum(J * (site_operator(a, i, sites) @ site_operator(a, j, sites)).real
+                 for i, j in torus_bonds(L) for a in ("X", "Y", "Z")).tocsr()
+    sector = magnetisation_sector(sites, 0)
+    return ground_state(matrix[sector][:, sector].tocsr())[0]
 
 
 def ising_zz_x(L: int, J: float, h: float, periodic: bool) -> sparse.csr_matrix:

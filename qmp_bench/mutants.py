@@ -278,6 +278,7 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     "driver.run(n_iter=n_iter,", "driver.run(n_iter=max(1, n_iter // 30),"),
         Replacement("sign", "energies of the wrong sign", "observable_energies_by_momentum",
                     "return [float(energy) for", "return [-float(energy) for"),
+        Replacement("boundary", "open instead of periodic torus", "lattice_square_torus", "pbc=True", "pbc=False"),
         Replacement("boundary", "open instead of periodic chain", "lattice_chain", "pbc=True", "pbc=False"),
         Replacement("trap/scale", "field doubled", "hamiltonian_ising", "graph=graph, h=h, J=J)", "graph=graph, h=2 * h, J=J)"),
         Replacement("trap/scale", "coupling doubled", "hamiltonian_ising", "graph=graph, h=h, J=J)", "graph=graph, h=h, J=2 * J)"),

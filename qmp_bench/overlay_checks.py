@@ -19,7 +19,9 @@ from physvec.independent.hubbard import free_fermion_density, hopping_matrix, la
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import vqe_results
 from physvec.independent.quench import domain_wall_magnetizations
-from physvec.independent.spin_chains import bethe_ring_ground_energy, periodic_tfi_ground_energy
+from physvec.independent.spin_chains import (
+    bethe_ring_ground_energy, heisenberg_torus_ground_energy, periodic_tfi_ground_energy,
+)
 from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
 from physvec.independent.spin_quench import ising_ring, quench, staggered_preparation, xxz_ring
 from physvec.independent.xxz_quench import quench_curves
@@ -101,6 +103,19 @@ def _variational_ground_energy(spec: ProposerSpec, exact: float, approach_rtol: 
          "observable": "energy", "op": ">=", "value": round(exact, 10), "rtol": 2e-4, "reference": reference},
         {"kind": "analytic_regime", "name": "independent approach to the exact energy", "run": run, "overrides": {},
          "observable": "energy", "expected": round(exact, 10), "rtol": approach_rtol, "reference": reference}])
+
+
+def heisenberg_torus_lanczos(spec: ProposerSpec) -> IndependentChecks:
+    """The exact ground energy of the L x L Heisenberg torus by Lanczos at zero magnetisation (independent/
+    spin_chains.py, Pauli units; -0.701780 per site in spin units at L = 4): the network's energy must not lie below it
+    beyond its Monte Carlo error, and must approach it.  Beyond 4 x 4 (the next even torus has 2^36 states) there
+    is no exact value here, and no check."""
+    L = spec.parameters["L"]
+    if L > 4:
+        return IndependentChecks()
+    exact = heisenberg_torus_ground_energy(L, spec.parameters["J"])
+    return _variational_ground_energy(spec, exact, 5e-3, "Lanczos on the square torus at zero magnetisation "
+                                                         "(independent/spin_chains.py), Pauli units")
 
 
 def ising_ring_free_fermions(spec: ProposerSpec) -> IndependentChecks:
@@ -279,7 +294,7 @@ def momentum_spectrum_exact(spec: ProposerSpec) -> IndependentChecks:
 INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
     "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe,
-    "ising_ring_free_fermions": ising_ring_free_fermions,
+    "ising_ring_free_fermions": ising_ring_free_fermions, "heisenberg_torus_lanczos": heisenberg_torus_lanczos,
     "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,
     "hubbard_ring_iqpe": hubbard_ring_iqpe, "spin_quench_exact": spin_quench_exact,
     "modified_haldane_shastry_exact": modified_haldane_shastry_exact,

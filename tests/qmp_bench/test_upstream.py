@@ -232,3 +232,15 @@ def test_the_momentum_spectrum_panels_are_held_to_exact_sector_minima_and_say_wh
     assert reference["energies"] == pytest.approx(heisenberg_lowest_energies_by_momentum(12, 1.0)[:7], abs=1e-9)
     at_size = load_task(compile_task(at_published_size(spins), tmp_path / "1a-36"))
     assert at_size.task.spec.parameters["L"] == 36 and at_size.task.reference is None, "no exact value at 36 spins"
+
+
+def test_the_square_feature_map_panel_holds_the_network_to_lanczos_on_the_torus_and_says_it_is_scaled(tmp_path):
+    # Science 355, 602 (2017), Fig. 2 right: the 4 x 4 torus's exact ground energy, -0.701780 per site in spin units
+    # (Schulz, Ziman and Poilblanc 1996), is what the network's energy is held to; at L = 10 there is no such value
+    panel = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_4_3.json")
+    assert panel.overlay.size.startswith("scaled: L = 4 of 10") and panel.overlay.spec.lattice == "square"
+    expected = {a["name"]: a.get("expected", a.get("value")) for a in json.loads(
+        load_task(compile_task(panel, tmp_path / "4")).assertions_path.read_text())["assertions"]}
+    assert expected["independent approach to the exact energy"] == pytest.approx(4 * 16 * -0.701780, abs=1e-4)
+    published = load_task(compile_task(at_published_size(panel), tmp_path / "10"))
+    assert published.task.spec.parameters["L"] == 10 and published.assertions_path is None, "no exact value at 10 x 10"

@@ -16,7 +16,7 @@ with J = t, diagonalised in each momentum eigenspace of the translation.
 
 Two more train a translation-invariant RBM by SR and return the network itself, its feature maps and biases
 (netket_networks.py), beside its energy: the critical Ising ring and the Heisenberg ring of Carleo and Troyer's
-Fig. 2 (method vmc_rbm_symm_sr).
+Fig. 2 (method vmc_rbm_symm_sr), and the Heisenberg square torus of its Fig. 2 (right).
 
 The variational counterparts of the momentum-resolved spectra, networks projected onto each momentum, are in
 netket_momentum.py.
@@ -404,8 +404,29 @@ HEISENBERG_FEATURE_MAPS = BackgroundPipeline(
     ),
 )
 
+
+
+def lattice_square_torus(L: int) -> nk.graph.Graph:
+    """An L x L square lattice with periodic boundaries in both directions, sites numbered x L + y."""
+    return nk.graph.Square(length=L, pbc=True)
+
+
+HEISENBERG_SQUARE_FEATURE_MAPS = BackgroundPipeline(
+    backend="netket", name="heisenberg_square_feature_maps",
+    model="heisenberg", lattice="square", method="vmc_rbm_symm_sr",
+    params={"L": 4, "J": 1.0, "total_sz": 0, **_NETWORK_TRAINING},
+    steps=(
+        BackgroundStep("lattice", lattice_square_torus, "graph"),
+        BackgroundStep("hamiltonian", hamiltonian_heisenberg, "hamiltonian"),
+        BackgroundStep("sampler", sampler_metropolis_exchange, "sampler"),
+        *_NETWORK_STEPS,
+    ),
+)
+"""The Heisenberg torus of Carleo and Troyer's Fig. 2 (right), whose filters span the whole L x L lattice: one
+feature map is L^2 weights, W_f(x, y) at site x L + y."""
+
 PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR, ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC,
              MODIFIED_HALDANE_SHASTRY_RBM, ISING_FEATURE_MAPS, HEISENBERG_FEATURE_MAPS,
-             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN)
+             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_SQUARE_FEATURE_MAPS)
 """Order matters on ties: a script is tested in the first pipeline sharing most of its PARAMS, so the SR
 pipeline (a superset of heisenberg_rbm's names plus diag_shift) comes after the pipelines it extends."""

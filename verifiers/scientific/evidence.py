@@ -278,18 +278,20 @@ def _compared_through_state(subject: Subject, recomputation: Recomputation, wher
     if failed:
         return (Outcome.UNKNOWN if recomputation.script[failed[0]].died else Outcome.FAILED,
                 f"the script's run gave no {failed[0]}: {recomputation.script[failed[0]].error[:300]}", where, {})
-    model = subject.task.task.spec.model
+    model, lattice = subject.task.task.spec.model, subject.task.task.spec.lattice
     point = {**recomputation.point, **(recomputation.reduced.overrides if recomputation.reduced else {})}
     try:
-        trusted = _network_energy(model, point, {name: recomputation.trusted[name].value for name in REPRESENTATION})
+        trusted = _network_energy(model, lattice, point,
+                                  {name: recomputation.trusted[name].value for name in REPRESENTATION})
     except RepresentationError as error:
         return Outcome.UNKNOWN, f"physvec cannot evaluate its own network: {error}", where, {}
     try:
-        energy = _network_energy(model, point, {name: recomputation.script[name].value for name in REPRESENTATION})
+        energy = _network_energy(model, lattice, point,
+                                 {name: recomputation.script[name].value for name in REPRESENTATION})
     except NotEvaluable as error:
         return Outcome.UNKNOWN, f"physvec cannot evaluate the script's network: {error}", where, {}
     except RepresentationError as error:
-        return Outcome.FAILED, f"the script's weights are no network of the task's ring: {error}", where, {}
+        return Outcome.FAILED, f"the script's weights are no network of the task's lattice: {error}", where, {}
     tolerance = REPRESENTATION_TOLERANCE
     evidence = {**where, "network_energy": energy, "rtol": tolerance.rtol}
     sealed = {"recomputed_network_energy": trusted}
@@ -308,14 +310,14 @@ def _compared_through_state(subject: Subject, recomputation: Recomputation, wher
             evidence, sealed)
 
 
-def _network_energy(model: str, point: dict[str, Any], values: dict[str, Any]) -> float:
+def _network_energy(model: str, lattice: str, point: dict[str, Any], values: dict[str, Any]) -> float:
     """network_energy, summed once per network: the three weight observables share one comparison."""
-    return _summed(model, json.dumps(point, sort_keys=True), json.dumps(values, sort_keys=True))
+    return _summed(model, lattice, json.dumps(point, sort_keys=True), json.dumps(values, sort_keys=True))
 
 
 @lru_cache(maxsize=8)
-def _summed(model: str, point: str, values: str) -> float:
-    return network_energy(model, json.loads(point), json.loads(values))
+def _summed(model: str, lattice: str, point: str, values: str) -> float:
+    return network_energy(model, json.loads(point), json.loads(values), lattice)
 
 
 def _reference_outcome(observable: str, references: list[Obligation]) -> Obligation | None:

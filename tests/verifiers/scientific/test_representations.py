@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from physvec.verifiers.scientific.representations import (
-    NotEvaluable, RepresentationError, TranslationInvariantRBM, exact_energy, network_energy, ring_couplings,
+    NotEvaluable, RepresentationError, TranslationInvariantRBM, exact_energy, lattice_couplings, network_energy,
 )
 
 PAULI = {"x": np.array([[0, 1], [1, 0]], dtype=complex), "y": np.array([[0, -1j], [1j, 0]]),
@@ -53,7 +53,7 @@ def amplitudes(network: TranslationInvariantRBM, sector: bool) -> np.ndarray:
                                           ("heisenberg", {"J": 1.0}),
                                           ("modified_haldane_shastry", {"J": 1.0})])
 def test_the_exact_sum_equals_the_dense_expectation_value(model, params):
-    network, couplings = random_network(6, 2, seed=3), ring_couplings(model, params, 6)
+    network, couplings = random_network(6, 2, seed=3), lattice_couplings(model, params, 6)
     psi = amplitudes(network, couplings.zero_magnetisation)
     expected = float(np.real(psi @ dense(couplings, 6) @ psi) / (psi @ psi))
     assert exact_energy(network, couplings) == pytest.approx(expected, rel=1e-12)
@@ -65,9 +65,9 @@ def test_the_uniform_state_has_its_closed_form_energies():
     # with probability N / (2 (N - 1)), flipped with amplitude -2J: E = -J N (N + 1) / (N - 1).
     sites = 8
     flat = TranslationInvariantRBM(np.zeros((2, sites)), np.zeros(2), 0.0)
-    assert exact_energy(flat, ring_couplings("transverse_field_ising", {"h": 1.3, "J": 1.0}, sites)) == \
+    assert exact_energy(flat, lattice_couplings("transverse_field_ising", {"h": 1.3, "J": 1.0}, sites)) == \
         pytest.approx(-1.3 * sites, rel=1e-12)
-    assert exact_energy(flat, ring_couplings("heisenberg", {"J": 1.0}, sites)) == \
+    assert exact_energy(flat, lattice_couplings("heisenberg", {"J": 1.0}, sites)) == \
         pytest.approx(-sites * (sites + 1) / (sites - 1), rel=1e-12)
 
 
@@ -78,7 +78,7 @@ def test_reversed_filters_and_flipped_spins_leave_the_energy_unchanged():
                                             network.visible_bias)
     flipped = TranslationInvariantRBM(-network.feature_maps, network.hidden_biases, -network.visible_bias)
     for model, params in [("transverse_field_ising", {"h": 1.0, "J": -1.0}), ("heisenberg", {"J": 1.0})]:
-        couplings = ring_couplings(model, params, 8)
+        couplings = lattice_couplings(model, params, 8)
         energy = exact_energy(network, couplings)
         assert exact_energy(reversed_maps, couplings) == pytest.approx(energy, rel=1e-12)
         assert exact_energy(flipped, couplings) == pytest.approx(energy, rel=1e-12)
@@ -108,7 +108,36 @@ def test_the_library_s_network_and_operators_are_the_ones_evaluated():
     for name, operator in [("heisenberg", library.hamiltonian_heisenberg(graph, 1.0, 0)),
                            ("modified_haldane_shastry", library.hamiltonian_modified_haldane_shastry(graph, 1.0))]:
         expected = float(np.real(psi @ operator.to_dense() @ psi) / (psi @ psi))
-        assert exact_energy(network, ring_couplings(name, {"J": 1.0}, sites)) == pytest.approx(expected, rel=1e-10)
+        assert exact_energy(network, lattice_couplings(name, {"J": 1.0}, sites)) == pytest.approx(expected, rel=1e-10)
+
+
+def test_the_square_torus_is_the_library_s_lattice_and_network():
+    # NetKet's RBMSymm over the translations of nk.graph.Square(4) (16 sites, 16 translations) and its Heisenberg
+    # operator under Marshall's rule on the torus's 32 bonds: the same log amplitudes up to a constant and the same
+    # energy as a dense sum over the 12,870 states of zero magnetisation
+    nk = pytest.importorskip("netket")
+    import jax
+
+    from physvec.verifiers.library import netket_background as library
+
+    graph = nk.graph.Square(length=4, pbc=True)
+    model = nk.models.RBMSymm(symmetries=graph.translation_group(), alpha=2, param_dtype=float)
+    operator = library.hamiltonian_heisenberg(graph, 1.0, 0)
+    states = np.asarray(operator.hilbert.all_states())
+    variables = jax.tree_util.tree_map(lambda a: 0.2 * jax.random.normal(jax.random.PRNGKey(5), a.shape),
+                                       model.init(jax.random.PRNGKey(0), states[:1]))
+    parameters = variables["params"]
+    values = {"feature_maps": np.asarray(parameters["Dense"]["kernel"])[:, 0, :].tolist(),
+              "hidden_biases": np.asarray(parameters["Dense"]["bias"]).tolist(),
+              "visible_bias": float(np.asarray(parameters["visible_bias"]).ravel()[0])}
+    network = TranslationInvariantRBM.from_values(*values.values())
+    theirs = np.asarray(model.apply(variables, states))
+    assert np.ptp(theirs - network.log_amplitudes(states, "square")) < 1e-12
+    psi = np.exp(theirs - theirs.max())
+    expected = float(np.real(psi @ (operator.to_sparse() @ psi)) / (psi @ psi))
+    assert network_energy("heisenberg", {"L": 4, "J": 1.0}, values, "square") == pytest.approx(expected, rel=1e-10)
+    with pytest.raises(RepresentationError, match="for a square of 36"):
+        network_energy("heisenberg", {"L": 6, "J": 1.0}, values, "square")
 
 
 def test_results_that_are_no_network_are_refused_with_the_reason():
