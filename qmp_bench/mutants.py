@@ -371,17 +371,26 @@ def _syntax(script: str, functions: list[str]) -> Mutant:
     raise ValueError("no element function ends with a parenthesis")
 
 
-_ATTRIBUTE_CALL = re.compile(r"\b([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)\(")
+def _attribute_calls(function: ast.FunctionDef) -> list[ast.Attribute]:
+    """The attributes the function's code calls (obj.name(...)), in source order: code, never a docstring's text."""
+    calls = [node.func for node in ast.walk(function)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)]
+    return sorted(calls, key=lambda attribute: (attribute.end_lineno, attribute.end_col_offset))
 
 
 def _api_misuse(script: str, functions: list[str]) -> Mutant:
     """The first library attribute call of the effector (else the next function) misspelt."""
+    tree = {node.name: node for node in ast.parse(script).body if isinstance(node, ast.FunctionDef)}
+    lines = script.splitlines(keepends=True)
     for function in functions:
-        start, end = _function_source(script, function)
-        match = _ATTRIBUTE_CALL.search(script, start, end)
-        if match is not None:
-            return Mutant("api misuse", f"{match.group(1)}.{match.group(2)} misspelt", function,
-                          script[:match.start(2)] + match.group(2) + "_x" + script[match.end(2):])
+        calls = _attribute_calls(tree[function])
+        if calls:
+            attribute = calls[0]
+            line = lines[attribute.end_lineno - 1]
+            column = len(line.encode()[:attribute.end_col_offset].decode())  # ast counts UTF-8 bytes
+            end = sum(len(earlier) for earlier in lines[:attribute.end_lineno - 1]) + column
+            return Mutant("api misuse", f"{ast.unparse(attribute)} misspelt", function,
+                          script[:end] + "_x" + script[end:])
     raise ValueError("no element function calls a library attribute")
 
 

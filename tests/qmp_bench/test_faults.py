@@ -72,6 +72,17 @@ def test_the_wrong_type_mutant_changes_what_the_function_returns_not_what_a_call
     assert "return True" in wrong_type.script or "return True" not in script
 
 
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_the_api_misuse_mutant_misspells_a_call_in_the_code_not_in_a_docstring(task):
+    # Found on the Bose-Hubbard momentum task: the effector's docstring names graph.translation_group(), and a
+    # search of the text misspelt that mention instead of the call; the "mutant" was the reference script
+    script, mutants = reference_mutants(load_task(task.task_file))
+    (misuse,) = [m for m in mutants if m.fault_class == "api misuse"]
+    called = {ast.unparse(node.func) for node in ast.walk(ast.parse(misuse.script)) if isinstance(node, ast.Call)}
+    assert any(name.endswith("_x") for name in called)
+    assert misuse.script.replace("_x(", "(", 1) == script
+
+
 def _certificate(*obligations: Obligation, verifier: str = "programming") -> Certificate:
     return Certificate(verifier=verifier, subject_digest="0" * 64, obligations=obligations)
 
