@@ -40,13 +40,13 @@ def torus_bonds(L: int) -> list[tuple[int, int]]:
             for dx, dy in ((1, 0), (0, 1))]
 
 
-def heisenberg_torus_ground_energy(L: int, J: float) -> float:
-    """Lowest Pauli-unit energy of J sum sigma_i . sigma_j over the torus's bonds, at zero magnetisation (where the
-    singlet ground state of an even bipartite torus lies)."""
+def heisenberg_torus_ground_energy(L: int, J: float, total_sz: int = 0) -> float:
+    """Lowest Pauli-unit energy of J sum sigma_i . sigma_j over the torus's bonds at magnetisation ``total_sz`` (zero:
+    where the singlet ground state of an even bipartite torus lies)."""
     sites = L * L
     matrix = sum(J * (site_operator(a, i, sites) @ site_operator(a, j, sites)).real
                  for i, j in torus_bonds(L) for a in ("X", "Y", "Z")).tocsr()
-    sector = magnetisation_sector(sites, 0)
+    sector = magnetisation_sector(sites, total_sz)
     return ground_state(matrix[sector][:, sector].tocsr())[0]
 
 

@@ -146,6 +146,8 @@ def lattice_couplings(model: str, params: dict[str, Any], sites: int, lattice: s
         return Couplings(_nearest_neighbours(lattice, sites, float(params["J"])), np.zeros((sites, sites)),
                          float(params["h"]))
     if model == "heisenberg":
+        if int(params.get("total_sz", 0)) != 0:
+            raise NotEvaluable(f"total_sz = {params['total_sz']}: the exact sum here covers zero magnetisation only")
         J = float(params["J"])
         return Couplings(_nearest_neighbours(lattice, sites, J), _nearest_neighbours(lattice, sites, -J),
                          zero_magnetisation=True)

@@ -154,6 +154,14 @@ def test_results_that_are_no_network_are_refused_with_the_reason():
                                                   "visible_bias": 0.0})
 
 
+def test_a_network_of_another_magnetisation_is_not_judged_here():
+    # the sum runs over the zero-magnetisation sector: a network trained at total_sz = 1 would be summed in the wrong
+    # sector and compared wrongly, so it is unknown rather than failed or certified
+    with pytest.raises(NotEvaluable, match="zero magnetisation only"):
+        network_energy("heisenberg", {"J": 1.0, "total_sz": 1}, {"feature_maps": [[0.1] * 6], "hidden_biases": [0.0],
+                                                                  "visible_bias": 0.0})
+
+
 def test_a_complex_network_is_not_judged_here():
     # A complex RBM of the unrotated Heisenberg ring is a valid representation physvec's real exact sum cannot
     # evaluate: it is neither certified nor failed.
