@@ -84,10 +84,12 @@ def pipeline_for_spec(backend: str, model: str, lattice: str, method: str) -> Ba
                 None)
 
 
-def best_pipeline(backend: str, script_params: dict[str, Any]) -> BackgroundPipeline | None:
+def best_pipeline(backend: str, script_params: dict[str, Any], preferred: BackgroundPipeline | None = None
+                  ) -> BackgroundPipeline | None:
     """The pipeline whose parameters share the most names with the script's PARAMS, counting a pipeline that
     shares only one as sharing none (U, t or L alone name an interaction, a hopping or a length in many models:
-    a Hubbard script is no XXZ chain for sharing U); the first on a tie."""
+    a Hubbard script is no XXZ chain for sharing U); on a tie ``preferred`` where it is among the best (the task's
+    own pipeline: a square torus's PARAMS are a ring's), else the first."""
     pipelines = pipelines_for(backend)
     if not pipelines:
         return None
@@ -95,4 +97,5 @@ def best_pipeline(backend: str, script_params: dict[str, Any]) -> BackgroundPipe
     def shared(pipeline: BackgroundPipeline) -> int:
         count = len(set(pipeline.params) & set(script_params))
         return count if count > 1 else 0
-    return max(pipelines, key=shared)
+    best = max(pipelines, key=shared)
+    return preferred if preferred is not None and shared(preferred) == shared(best) else best

@@ -17,6 +17,8 @@ from typing import Any
 from physvec.taskfiles.task import ProposerSpec
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.execution import figure_obligation, results_obligation
+from physvec.verifiers.library import best_pipeline, pipeline_for_spec
+from physvec.verifiers.library.composer import library_problem
 from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
 from physvec.verifiers.programming.differential import differential_obligation, plan_differential
 from physvec.verifiers.programming.integration import (
@@ -33,11 +35,23 @@ from physvec.verifiers.protocol import Subject
 from physvec.verifiers.sandbox import SandboxLimits, SandboxPool
 
 
+def _background(spec: ProposerSpec | None, backend: str, script_params: dict[str, Any]) -> str | None:
+    """The library pipeline the unit tests run in: the one sharing most of the script's PARAMS, and on a tie the
+    task's own spec pipeline (the task names it, not the script; a square torus's PARAMS are a ring's).  None: the
+    harness picks by PARAMS alone."""
+    preferred = None
+    if spec is not None and library_problem(spec, backend) is None:
+        preferred = pipeline_for_spec(backend, spec.model, spec.lattice, spec.method)
+    background = best_pipeline(backend, script_params, preferred)
+    return background.name if background is not None and background is preferred else None
+
+
 def _unit_tests(contract: ScriptContract, backend: str, workdir: Path, spec: ProposerSpec | None = None
                 ) -> tuple[list[UnitTest], list[Obligation]]:
     """A unit test per element function (with its differential test where the task's spec makes one), and the
     obligations decided without running anything."""
     tests, obligations = [], []
+    background = _background(spec, backend, contract.params or {})
     for function in contract.elements.values():
         if contract.syntax is not None and contract.syntax.function == function.name:
             obligations.append(syntax_unit_obligation(function.name, f"line {contract.syntax.line}: "
@@ -47,12 +61,13 @@ def _unit_tests(contract: ScriptContract, backend: str, workdir: Path, spec: Pro
         if isinstance(plan, Obligation):
             obligations.append(plan)
             plan = None
-        program = unit_test_program(contract, function, backend, differential=plan)
+        program = unit_test_program(contract, function, backend, pipeline=background, differential=plan)
         if not embeds_identically(program, contract, function.name):
             obligations.append(Obligation(name=f"unit:{function.name}", category=UNIT, outcome=Outcome.ERROR,
                                           message="the test program does not embed the function byte-identically"))
             continue
-        tests.append(UnitTest(function, program, workdir / "unit" / function.name, differential=plan))
+        tests.append(UnitTest(function, program, workdir / "unit" / function.name, differential=plan,
+                              pipeline=background))
     return tests, obligations
 
 
@@ -73,11 +88,12 @@ def _glued(contract: ScriptContract, backend: str, test: UnitTest, glue_writer: 
     problem = glue_problem(glue)
     if problem is not None:
         return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR, message=problem, evidence={"glue": glue})
-    program = unit_test_program(contract, test.function, backend, glue)
+    program = unit_test_program(contract, test.function, backend, glue, pipeline=test.pipeline)
     if not embeds_identically(program, contract, test.function.name):
         return Obligation(name=name, category=UNIT, outcome=Outcome.ERROR, evidence={"glue": glue},
                           message="with the glue, the program no longer embeds the function byte-identically")
-    return UnitTest(test.function, program, test.workdir.with_name(f"{test.function.name}-glue"), glue)
+    return UnitTest(test.function, program, test.workdir.with_name(f"{test.function.name}-glue"), glue,
+                    pipeline=test.pipeline)
 
 
 def _glue_round(contract: ScriptContract, backend: str, tests: list[UnitTest], results: list[Obligation],

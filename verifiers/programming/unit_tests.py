@@ -33,6 +33,8 @@ class UnitTest:
     glue: str | None = None
     differential: dict | None = None
     """the plan of its differential test (differential.py), run by the same program; None without one"""
+    pipeline: str | None = None
+    """the library background it runs in (the task spec's pipeline); None: the one sharing most of PARAMS"""
 
     def job(self, limits: SandboxLimits) -> SandboxJob:
         path = self.workdir / "unit_test.py"

@@ -12,6 +12,7 @@ zero-magnetisation sector (physvec.independent.spin_chains, Pauli units like Net
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import netket as nk
 import numpy as np
@@ -217,3 +218,21 @@ def test_the_square_torus_feature_maps_define_a_state_near_its_ground_energy():
     network = network_energy("heisenberg", HEISENBERG_SQUARE_FEATURE_MAPS.params, namespace, "square")
     assert exact - 1e-9 <= network <= exact * (1 - 5e-3), "variational, and within 0.5 % after 100 SR steps"
     assert namespace["energy"] == pytest.approx(network, rel=5e-3), "the Monte Carlo estimate of the same state"
+
+
+def test_a_square_torus_script_is_unit_tested_on_the_torus_when_its_task_says_so():
+    # Found certifying the square-torus task: its PARAMS (L, J, total_sz, alpha, SR settings) are the ring's SR
+    # pipeline's too, so the first pipeline on the tie, a plain RBM on a ring, ran the feature-map read-out and
+    # found a 2-dimensional kernel where RBMSymm has 3.  The task's spec breaks the tie; without a spec, or where the
+    # spec's pipeline shares fewer names, the names alone decide, as before.
+    from physvec.taskfiles.loading import load_task
+    from physvec.verifiers.programming import _background
+
+    params = dict(HEISENBERG_SQUARE_FEATURE_MAPS.params)
+    assert best_pipeline("netket", params) is HEISENBERG_RBM_SR
+    assert best_pipeline("netket", params, HEISENBERG_SQUARE_FEATURE_MAPS) is HEISENBERG_SQUARE_FEATURE_MAPS
+    assert best_pipeline("netket", params, ISING_RBM) is HEISENBERG_RBM_SR, "a preference that shares fewer loses"
+    task = load_task(Path(__file__).resolve().parents[3] / "qmp_bench" / "tasks" / "nqs"
+                     / "carleo2017-afh-square-feature-maps" / "task.json").task
+    assert _background(task.spec, "netket", params) == "heisenberg_square_feature_maps"
+    assert _background(None, "netket", params) is None
