@@ -89,7 +89,7 @@ def test_a_dry_run_with_the_library_ends_an_uncovered_task_unknown_within_second
     ends unknown, naming why, not a campaign that stops with a traceback."""
     out = tmp_path / "campaign"
     started = time.monotonic()
-    assert qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "nnwf/task_nnwf_1_1.json",
+    assert qmp_bench_main(["upstream", "run", str(UPSTREAM), "--tasks", "nnwf/task_nnwf_3_1.json",
                            "--model", "library", "--out", str(out)]) == 0
     assert time.monotonic() - started < 60
     (record,) = Campaign(out).records()
