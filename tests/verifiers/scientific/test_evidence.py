@@ -198,3 +198,43 @@ def test_the_metamorphic_base_run_is_the_evidence_run_when_params_are_the_task_s
     evidence_of(quench_task, source, tmp_path)
     base = OverrideRun("metamorphic-base", "run_tfim_trotter", "magnetization", {})
     assert calls_to_run(tmp_path / "script.py", [base], tmp_path / "work" / "v01-scientific") == 0
+
+
+SEEDED_CONSTANT = '''
+from typing import Any
+
+import numpy as np
+
+PARAMS = {"J": 1.0, "L": 4, "seed": 0}
+
+
+def observable_energy(J: float, L: int, seed: int) -> float:
+    """A typed-in energy dressed as a Monte Carlo estimate: noise drawn from the seed, nothing from J or L."""
+    return -1.6 + 1e-3 * float(np.random.default_rng(seed).normal())
+
+
+def run_chain(**params: Any) -> dict[str, Any]:
+    return {"energy": observable_energy(params["J"], params["L"], params["seed"])}
+'''
+
+
+def test_a_constant_dressed_in_seed_noise_passes_the_metamorphic_check_and_fails_the_independent_value(
+        tiny_task, tmp_path):
+    """The metamorphic rule credits a sampled estimate for moving with its seed, so it cannot tell a constant
+    plus seed noise from an honest estimate on unchanged samples.  What refutes it is a value the script could
+    not write: the tiny chain's sealed energy, -3/4 - sqrt(3)/2 (exact diagonalisation of four spins)."""
+    import numpy as np
+
+    from physvec.verifiers.scientific.metamorphic import metamorphic_obligations
+
+    script = tmp_path / "seeded.py"
+    script.write_text(SEEDED_CONSTANT)
+    obligations = metamorphic_obligations(script, analyse_script(SEEDED_CONSTANT), "run_chain", ["energy"], {},
+                                          tmp_path / "metamorphic", SandboxPool(), SandboxLimits(wall_s=60))
+    metamorphic = {o.name: o for o in obligations}["metamorphic:energy"]
+    assert metamorphic.outcome is Outcome.CERTIFIED and metamorphic.evidence["changed_with"] == ["seed"]
+
+    dressed = -1.6 + 1e-3 * float(np.random.default_rng(0).normal())
+    evidence = evidence_of(tiny_task, SEEDED_CONSTANT, tmp_path, results={"energy": dressed})
+    assert evidence["evidence:energy"].outcome is Outcome.FAILED
+    assert evidence["evidence:energy"].evidence["kinds"][SEALED_REFERENCE] == "failed"
