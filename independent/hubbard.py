@@ -41,6 +41,13 @@ def free_fermion_density(L: int, t: float, A: float, N_up: int, N_down: int) -> 
     return (orbitals[:, :N_up] ** 2).sum(axis=1) + (orbitals[:, :N_down] ** 2).sum(axis=1)
 
 
+def free_fermion_pair_correlation(L: int, t: float, A: float, N_up: int, N_down: int) -> np.ndarray:
+    """O(i, j) without interaction, by Wick's theorem: G_up(i, j) G_down(i, j), each species' one-body density
+    matrix G(i, j) = <c_i^dag c_j> summed over its lowest N_sigma orbitals of the trapped chain."""
+    _, orbitals = np.linalg.eigh(single_particle_hamiltonian(L, t, A))
+    return (orbitals[:, :N_up] @ orbitals[:, :N_up].T) * (orbitals[:, :N_down] @ orbitals[:, :N_down].T)
+
+
 def chain_bonds(L: int) -> list[tuple[int, int]]:
     return [(i, i + 1) for i in range(L - 1)]
 
@@ -73,17 +80,49 @@ def _species(bonds: list[tuple[int, int]], potential: np.ndarray, N: int, t: flo
     return hopping + sparse.diags(occupations @ potential), occupations
 
 
+def _transfer(occupations: np.ndarray, i: int, j: int) -> sparse.csr_matrix:
+    """a_i^dag a_j in one species' N-particle space (rows of ``occupations``), with its Jordan-Wigner sign
+    (-1)^(occupied orbitals strictly between i and j)."""
+    index = {tuple(row): k for k, row in enumerate(occupations.astype(int))}
+    low, high = min(i, j), max(i, j)
+    rows, cols, values = [], [], []
+    for k, row in enumerate(occupations.astype(int)):
+        if row[j] and (i == j or not row[i]):
+            moved = row.copy()
+            moved[j], moved[i] = 0, 1
+            rows.append(index[tuple(moved)])
+            cols.append(k)
+            values.append((-1.0) ** row[low + 1:high].sum())
+    return sparse.csr_matrix((values, (rows, cols)), shape=(len(occupations), len(occupations)))
+
+
 @dataclass(frozen=True)
 class SectorGroundState:
-    """The ground state in a fixed (N_up, N_down) sector, as the weights of its occupation-basis states.
-
-    Every observable here is diagonal in occupations, so the weights |psi(a, b)|^2 (a an up, b a down
-    configuration) suffice: row a of ``up`` and row b of ``down`` hold the occupations of the orbitals."""
+    """The ground state in a fixed (N_up, N_down) sector, as its real amplitudes psi(a, b) on occupation-basis
+    states (a an up, b a down configuration): row a of ``up`` and row b of ``down`` hold the occupations."""
 
     energy: float
-    weights: np.ndarray
+    amplitudes: np.ndarray
     up: np.ndarray
     down: np.ndarray
+
+    @property
+    def weights(self) -> np.ndarray:
+        """|psi(a, b)|^2: all that observables diagonal in the occupations need."""
+        return self.amplitudes ** 2
+
+    def onsite_pair_correlation(self) -> np.ndarray:
+        """O(i, j) = <c_i,down^dag c_i,up^dag c_j,up c_j,down> on every pair of orbitals.
+
+        With the up orbitals first, c_j,up c_j,down = a_j,up (-1)^N_up x a_j,down, and the parity factors of
+        the pair and its adjoint cancel: O(i, j) = <(a_i^dag a_j)_up x (a_i^dag a_j)_down>."""
+        n_orbitals = self.up.shape[1]
+        correlation = np.empty((n_orbitals, n_orbitals))
+        for i in range(n_orbitals):
+            for j in range(n_orbitals):
+                moved = _transfer(self.up, i, j) @ self.amplitudes @ _transfer(self.down, i, j).T
+                correlation[i, j] = float(np.sum(self.amplitudes * moved))
+        return correlation
 
     def densities(self) -> tuple[np.ndarray, np.ndarray]:
         """<n_k,up> and <n_k,down> on every orbital k."""
@@ -116,8 +155,7 @@ def exact_sector_ground_state(bonds: list[tuple[int, int]], potential: np.ndarra
     if lowest is None:
         energies, vectors = eigsh(LinearOperator((size, size), matvec=hamiltonian, dtype=float), k=1, which="SA")
         lowest = float(energies[0]), vectors[:, 0]
-    weights = np.abs(lowest[1].reshape(shape)) ** 2
-    return SectorGroundState(lowest[0], weights, n_up, n_down)
+    return SectorGroundState(lowest[0], lowest[1].reshape(shape), n_up, n_down)
 
 
 LANCZOS_SIZE = 100_000
@@ -182,6 +220,13 @@ def exact_spin_densities(L: int, t: float, U: float, A: float, N_up: int, N_down
     """The open chain in the trap: ground-state energy, <n_i,up> and <n_i,down>."""
     state = exact_sector_ground_state(chain_bonds(L), trap(L, A), t, U, N_up, N_down)
     return (state.energy, *state.densities())
+
+
+def exact_onsite_pair_correlation(L: int, t: float, U: float, A: float, N_up: int, N_down: int
+                                  ) -> tuple[float, np.ndarray]:
+    """The open chain in the trap: ground-state energy and O(i, j) = <c_i,dn^dag c_i,up^dag c_j,up c_j,dn>."""
+    state = exact_sector_ground_state(chain_bonds(L), trap(L, A), t, U, N_up, N_down)
+    return state.energy, state.onsite_pair_correlation()
 
 
 def exact_ladder_leg_correlation(L: int, t: float, U: float, A: float, N_up: int, N_down: int

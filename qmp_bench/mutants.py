@@ -87,6 +87,12 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     '"cons_Sz": "Sz", "bc_MPS": "finite"})', '"cons_Sz": "Sz", "bc_MPS": "finite", "bc_x": "periodic"})'),
         Replacement("boundary", "ladder closed into a cylinder", "hamiltonian_trapped_hubbard_ladder",
                     '"bc_x": "open"', '"bc_x": "periodic"'),
+        Replacement("sign", "pair created in the other order (c_up^dag c_dn^dag)", "observable_onsite_pair_correlation",
+                    '"Cdd Cdu", "Cu Cd"', '"Cdu Cdd", "Cu Cd"'),
+        Replacement("hermiticity", "imaginary part of a real correlation", "observable_onsite_pair_correlation",
+                    "np.real(psi.correlation_function", "np.imag(psi.correlation_function"),
+        Replacement("filling", "density correlation in place of the pair's", "observable_onsite_pair_correlation",
+                    '"Cdd Cdu", "Cu Cd"', '"Nu", "Nd"'),
     ),
     "qiskit": (
         Replacement("sign", "antiferromagnetic instead of ferromagnetic coupling", "hamiltonian_tfim",

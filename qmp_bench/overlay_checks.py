@@ -15,7 +15,9 @@ import numpy as np
 
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
-from physvec.independent.hubbard import free_fermion_density, hopping_matrix, ladder_bonds
+from physvec.independent.hubbard import (
+    free_fermion_density, free_fermion_pair_correlation, hopping_matrix, ladder_bonds,
+)
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import vqe_results
 from physvec.independent.quench import domain_wall_magnetizations
@@ -63,6 +65,21 @@ def trapped_free_fermions(spec: ProposerSpec) -> IndependentChecks:
          "expected": [round(float(v), 10) for v in free_fermion_density(p["L"], p["t"], p["A"], count, 0)],
          "reference": "U = 0: filled single-particle orbitals of the trapped chain (independent/hubbard.py)"}
         for species, count in (("up", p["N_up"]), ("down", p["N_down"]))])
+
+
+def trapped_pair_free_fermions(spec: ProposerSpec) -> IndependentChecks:
+    """The free-fermion densities above, and the pair correlation's row through the trap centre, O(L/2 - 1, j), by
+    Wick's theorem at U = 0 (the product of the two species' one-body density matrices).  Allowed 1e-3: the
+    densities' 2.5e-3 times twice the centre's one-body density matrix (0.175), rounded up."""
+    p = spec.parameters
+    centre = p["L"] // 2 - 1
+    row = free_fermion_pair_correlation(p["L"], p["t"], p["A"], p["N_up"], p["N_down"])[centre]
+    return IndependentChecks(assertions=[*trapped_free_fermions(spec).assertions, {
+        "kind": "limiting_case", "name": "independent free-fermion pair correlation", "run": spec.run or RUN_FUNCTION,
+        "overrides": {"U": 0.0}, "observable": f"onsite_pair_correlation.{centre}", "atol": 1e-3,
+        "expected": [round(float(v), 10) for v in row],
+        "reference": "U = 0: Wick's theorem with each species' filled orbitals of the trapped chain "
+                     "(independent/hubbard.py)"}])
 
 
 def ladder_free_fermions(spec: ProposerSpec) -> IndependentChecks:
@@ -293,6 +310,7 @@ def momentum_spectrum_exact(spec: ProposerSpec) -> IndependentChecks:
 
 INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
+    "trapped_pair_free_fermions": trapped_pair_free_fermions,
     "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe,
     "ising_ring_free_fermions": ising_ring_free_fermions, "heisenberg_torus_lanczos": heisenberg_torus_lanczos,
     "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,

@@ -22,8 +22,8 @@ from physvec.taskfiles.loading import load_assertions, load_library
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
-    chain_bonds, exact_lattice_ground_state, free_fermion_density, hopping_matrix, ladder_bonds,
-    single_particle_hamiltonian, trap,
+    chain_bonds, exact_lattice_ground_state, exact_onsite_pair_correlation, free_fermion_density,
+    free_fermion_pair_correlation, hopping_matrix, ladder_bonds, single_particle_hamiltonian, trap,
 )
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import snake, vqe_results
@@ -94,6 +94,18 @@ def _trapped_chain(L: int, U: float, A: float, N: int) -> IndependentValues:
 def tezuka2008_trapped_hubbard() -> IndependentValues:
     """L = 10, U = -4, A = 2, 3 + 3 fermions."""
     return _trapped_chain(10, -4.0, 2.0, 3)
+
+
+def tezuka2008_onsite_pairs() -> IndependentValues:
+    """L = 10, U = -4, A = 2, 4 up + 2 down fermions: the pair correlation by sector exact diagonalisation, and
+    at U = 0 by Wick's theorem from the filled orbitals."""
+    energy, correlation = exact_onsite_pair_correlation(10, 1.0, -4.0, 2.0, 4, 2)
+    levels = np.linalg.eigvalsh(single_particle_hamiltonian(10, 1.0, 2.0))
+    dimer = (-4.0 - np.sqrt(16.0 + 16.0)) / 2
+    return IndependentValues({"energy": energy, "onsite_pair_correlation": correlation.tolist()}, {
+        "pairs of free fermions from site 4": free_fermion_pair_correlation(10, 1.0, 2.0, 4, 2)[4],
+        "non-interacting energy": levels[:4].sum() + levels[:2].sum(),
+        "one pair on two sites": [dimer**2 / (dimer**2 + 4) / 2] * 2})
 
 
 def rigol2003_trapped_mott() -> IndependentValues:
@@ -350,6 +362,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "white1992-heisenberg-chain": white1992_heisenberg_chain,
     "pfeuty1970-tfi-chain": pfeuty1970_tfi_chain,
     "tezuka2008-trapped-hubbard": tezuka2008_trapped_hubbard,
+    "tezuka2008-onsite-pairs": tezuka2008_onsite_pairs,
     "noack1994-hubbard-ladder": noack1994_hubbard_ladder,
     "lloyd1996-trotter-quench": lloyd1996_trotter_quench,
     "kandala2017-vqe-tfi": kandala2017_vqe_tfi,

@@ -150,6 +150,41 @@ def test_the_exact_ladder_spin_correlation_obeys_wick_without_interaction():
     assert correlation == pytest.approx([-2 * green[2 * i, 2 * j] ** 2 for i, j in rungs], abs=1e-10)
 
 
+@pytest.mark.parametrize("U", [-4.0, 0.0, 3.0])
+def test_the_exact_pair_correlation_of_the_hubbard_dimer_is_the_closed_form(U):
+    # two sites, one fermion of each spin: the ground state mixes the symmetric pair state (|20> + |02>)/sqrt 2 and
+    # the singlet through -2t, H = [[U, -2t], [-2t, 0]], E = (U - sqrt(U^2 + 16 t^2)) / 2, and the pair state's
+    # weight p = E^2 / (E^2 + 4 t^2) falls equally on both sites: O(0, 0) = O(0, 1) = p / 2
+    from physvec.independent.hubbard import exact_onsite_pair_correlation
+
+    energy, correlation = exact_onsite_pair_correlation(L=2, t=1.0, U=U, A=0.0, N_up=1, N_down=1)
+    closed = (U - math.sqrt(U**2 + 16)) / 2
+    assert energy == pytest.approx(closed, abs=1e-10)
+    assert correlation == pytest.approx(np.full((2, 2), closed**2 / (closed**2 + 4) / 2), abs=1e-10)
+
+
+def test_the_exact_pair_correlation_factorises_by_wick_without_interaction():
+    # at U = 0 the species are independent Slater determinants: O(i, j) = G_up(i, j) G_down(i, j), with
+    # G(i, j) = <c_i^dag c_j> = sum over the filled orbitals of phi_k(i) phi_k(j)
+    from physvec.independent.hubbard import exact_onsite_pair_correlation, free_fermion_pair_correlation
+
+    _, correlation = exact_onsite_pair_correlation(L=7, t=1.0, U=0.0, A=2.0, N_up=3, N_down=2)
+    assert correlation == pytest.approx(free_fermion_pair_correlation(7, 1.0, 2.0, 3, 2), abs=1e-10)
+    assert np.abs(correlation - np.diag(np.diag(correlation))).max() > 0.05, "pairs move between sites"
+
+
+def test_the_exact_pair_correlation_is_symmetric_and_its_diagonal_is_the_double_occupancy():
+    # Hellmann-Feynman: dE/dU = sum_i <n_i,up n_i,down>, the trace of O, here by a central difference
+    from physvec.independent.hubbard import exact_onsite_pair_correlation
+
+    energy, correlation = exact_onsite_pair_correlation(L=7, t=1.0, U=-4.0, A=2.0, N_up=3, N_down=2)
+    slope = (exact_onsite_pair_correlation(7, 1.0, -4.0 + 1e-4, 2.0, 3, 2)[0]
+             - exact_onsite_pair_correlation(7, 1.0, -4.0 - 1e-4, 2.0, 3, 2)[0]) / 2e-4
+    assert correlation == pytest.approx(correlation.T, abs=1e-12)
+    assert np.trace(correlation) == pytest.approx(slope, abs=1e-6)
+    assert correlation == pytest.approx(correlation[::-1, ::-1], abs=1e-8), "the trap is symmetric"
+
+
 def test_the_exact_hubbard_ladder_reproduces_the_benchmark_limits():
     # the benchmark task for Noack, White & Scalapino, PRL 73, 882 (1994), Fig. 2 (upstream QMP task_dmrg_2_2,
     # LimitingCases): 2 x 2 at half filling E = -4 (U = 0) and -2.102748 (U = 4); 2 x 6, U = 4:

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from physvec.independent.hubbard import (
-    exact_ground_state, exact_ladder_ground_state, exact_ladder_leg_correlation, exact_spin_densities,
+    exact_ground_state, exact_ladder_ground_state, exact_ladder_leg_correlation, exact_onsite_pair_correlation,
+    exact_spin_densities,
 )
 from physvec.verifiers.library.tenpy_background import (
     HEISENBERG_CHAIN, HUBBARD_LADDER_CORRELATION, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER,
@@ -112,6 +113,16 @@ def test_balanced_populations_have_equal_spin_densities():
     namespace = TRAPPED_HUBBARD_SPIN_RESOLVED.run(N_down=3)
     assert namespace["density_up"] == pytest.approx(namespace["density_down"], abs=1e-6)
     assert namespace["density_up"] == pytest.approx(namespace["density_up"][::-1], abs=1e-6), "the trap is symmetric"
+
+
+@pytest.mark.parametrize("overrides", [{}, {"N_up": 3, "N_down": 3, "U": -6.0}, {"U": 0.0}])
+def test_the_onsite_pair_correlation_matches_exact_diagonalisation(overrides):
+    """Tezuka and Ueda's O(i, j) on six trapped sites; unequal populations, a balanced strong pairing, free."""
+    namespace = TRAPPED_HUBBARD_SPIN_RESOLVED.run(**overrides)
+    p = {**TRAPPED_HUBBARD_SPIN_RESOLVED.params, **overrides}
+    _, correlation = exact_onsite_pair_correlation(p["L"], p["t"], p["U"], p["A"], p["N_up"], p["N_down"])
+    assert np.array(namespace["onsite_pair_correlation"]) == pytest.approx(correlation, abs=1e-6)
+    assert np.abs(correlation).max() > 0.2, "pairs hop far enough for the comparison to mean something"
 
 
 def test_the_ladder_leg_spin_correlation_matches_exact_diagonalisation():
