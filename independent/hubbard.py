@@ -124,6 +124,22 @@ class SectorGroundState:
                 correlation[i, j] = float(np.sum(self.amplitudes * moved))
         return correlation
 
+    def pair_correlation(self, a: int, b: int, c: int, d: int) -> float:
+        """<P(a, b) P^dag(c, d)> with P^dag(c, d) = c_c,up^dag c_d,dn^dag.
+
+        With the up orbitals first, P(a, b) P^dag(c, d) = (a_a a_c^dag)_up x (a_b a_d^dag)_dn (the parity factors
+        cancel), and a_a a_c^dag = delta_ac - a_c^dag a_a."""
+        up = (a == c) * sparse.identity(len(self.up)) - _transfer(self.up, c, a)
+        down = (b == d) * sparse.identity(len(self.down)) - _transfer(self.down, d, b)
+        return float(np.sum(self.amplitudes * (up @ self.amplitudes @ down.T)))
+
+    def rung_pair_correlation(self, i: int, j: int) -> float:
+        """D_xx(i, j) = <Delta_i Delta_j^dag> on a ladder (orbital 2 x + y), the rung singlet
+        Delta_j^dag = c_j1,up^dag c_j2,dn^dag - c_j1,dn^dag c_j2,up^dag = P^dag(j1, j2) + P^dag(j2, j1)."""
+        legs = [(2 * i, 2 * i + 1), (2 * i + 1, 2 * i)]
+        return sum(self.pair_correlation(a, b, c, d) for a, b in legs
+                   for c, d in [(2 * j, 2 * j + 1), (2 * j + 1, 2 * j)])
+
     def densities(self) -> tuple[np.ndarray, np.ndarray]:
         """<n_k,up> and <n_k,down> on every orbital k."""
         return self.weights.sum(axis=1) @ self.up, self.weights.sum(axis=0) @ self.down
@@ -227,6 +243,14 @@ def exact_onsite_pair_correlation(L: int, t: float, U: float, A: float, N_up: in
     """The open chain in the trap: ground-state energy and O(i, j) = <c_i,dn^dag c_i,up^dag c_j,up c_j,dn>."""
     state = exact_sector_ground_state(chain_bonds(L), trap(L, A), t, U, N_up, N_down)
     return state.energy, state.onsite_pair_correlation()
+
+
+def exact_ladder_pair_correlation(L: int, t: float, U: float, A: float, N_up: int, N_down: int
+                                  ) -> tuple[float, list[float]]:
+    """The two-leg ladder of L rungs: ground-state energy and D_xx(l) = <Delta_i Delta_j^dag> for l = 1 .. L - 1,
+    rungs i = (L - 1 - l) // 2 and j = i + l (the placement of the leg spin correlation)."""
+    state = exact_sector_ground_state(ladder_bonds(L), np.repeat(trap(L, A), 2), t, U, N_up, N_down)
+    return state.energy, [state.rung_pair_correlation((L - 1 - l) // 2, (L - 1 - l) // 2 + l) for l in range(1, L)]
 
 
 def exact_ladder_leg_correlation(L: int, t: float, U: float, A: float, N_up: int, N_down: int

@@ -100,6 +100,27 @@ def ladder_free_fermions(spec: ProposerSpec) -> IndependentChecks:
          "reference": "U = 0: Wick's theorem with the ladder's one-body density matrix (numpy, no TeNPy)"}])
 
 
+def ladder_pair_free_fermions(spec: ProposerSpec) -> IndependentChecks:
+    """Without interaction, Wick's theorem gives the rung pair field correlation from the one-body density matrix:
+    each of its four terms <c_b,dn c_a,up c_c,up^dag c_d,dn^dag> is (delta_ac - G_ca)(delta_bd - G_db).  On 2 x 5
+    with four fermions of each spin (filling 0.8, non-degenerate levels), where DMRG reaches free fermions (see
+    ladder_free_fermions)."""
+    L, N = 5, 4
+    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(L), 2 * L, spec.parameters["t"]))
+    hole = np.eye(2 * L) - orbitals[:, :N] @ orbitals[:, :N].T
+
+    def rung(x: int) -> list[tuple[int, int]]:
+        return [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]
+
+    pairs = [sum(hole[a, c] * hole[b, d] for a, b in rung((L - 1 - l) // 2) for c, d in rung((L - 1 - l) // 2 + l))
+             for l in range(1, L)]
+    return IndependentChecks(assertions=[
+        {"kind": "limiting_case", "name": "independent free-fermion rung pair correlation", "run": spec.run
+         or RUN_FUNCTION, "overrides": {"U": 0.0, "L": L, "N_up": N, "N_down": N},
+         "observable": "rung_pair_correlation", "atol": 1e-3, "expected": [round(float(v), 10) for v in pairs],
+         "reference": "U = 0: Wick's theorem with the ladder's one-body density matrix (numpy, no TeNPy)"}])
+
+
 def heisenberg_ring_bethe(spec: ProposerSpec) -> IndependentChecks:
     """The exact ground energy of the ring by the Bethe ansatz (Pauli units, 4x the spin-operator value): the
     variational energy must not lie below it (beyond the Monte Carlo error) and must approach it, as the
@@ -311,7 +332,8 @@ def momentum_spectrum_exact(spec: ProposerSpec) -> IndependentChecks:
 INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xx_domain_wall_exact": xx_domain_wall_exact, "trapped_free_fermions": trapped_free_fermions,
     "trapped_pair_free_fermions": trapped_pair_free_fermions,
-    "ladder_free_fermions": ladder_free_fermions, "heisenberg_ring_bethe": heisenberg_ring_bethe,
+    "ladder_free_fermions": ladder_free_fermions, "ladder_pair_free_fermions": ladder_pair_free_fermions,
+    "heisenberg_ring_bethe": heisenberg_ring_bethe,
     "ising_ring_free_fermions": ising_ring_free_fermions, "heisenberg_torus_lanczos": heisenberg_torus_lanczos,
     "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,
     "hubbard_ring_iqpe": hubbard_ring_iqpe, "spin_quench_exact": spin_quench_exact,

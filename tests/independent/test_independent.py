@@ -185,6 +185,36 @@ def test_the_exact_pair_correlation_is_symmetric_and_its_diagonal_is_the_double_
     assert correlation == pytest.approx(correlation[::-1, ::-1], abs=1e-8), "the trap is symmetric"
 
 
+def test_the_exact_rung_pair_correlation_obeys_wick_without_interaction():
+    # at U = 0, <c_b,dn c_a,up c_c,up^dag c_d,dn^dag> = (delta_ac - G_ca)(delta_bd - G_db), each species' one-body
+    # density matrix G over its filled orbitals; four of each on 2 x 5 fill non-degenerate levels (the fifth is
+    # a degenerate pair at zero)
+    from physvec.independent.hubbard import exact_ladder_pair_correlation, hopping_matrix, ladder_bonds
+
+    _, pairs = exact_ladder_pair_correlation(L=5, t=1.0, U=0.0, A=0.0, N_up=4, N_down=4)
+    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(5), 10, 1.0))
+    hole = np.eye(10) - orbitals[:, :4] @ orbitals[:, :4].T
+
+    def wick(i: int, j: int) -> float:
+        rung = lambda x: [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]  # noqa: E731
+        return sum(hole[a, c] * hole[b, d] for a, b in rung(i) for c, d in rung(j))
+
+    assert pairs == pytest.approx([wick((4 - l) // 2, (4 - l) // 2 + l) for l in range(1, 5)], abs=1e-10)
+    assert min(abs(p) for p in pairs) > 1e-3, "every distance carries a pair amplitude to compare"
+
+
+def test_the_exact_rung_pair_correlation_of_one_rung_is_the_singlet_weight_closed_form():
+    # one up and one down fermion on a rung: the rung singlet has weight 4 t^2 / (E^2 + 4 t^2), with
+    # E = (U - sqrt(U^2 + 16 t^2)) / 2, and Delta^dag maps it to the full rung with norm sqrt 2, so
+    # D_xx(0, 0) = 8 t^2 / (E^2 + 4 t^2); the pair states |20> + |02> are annihilated by Delta^dag
+    from physvec.independent.hubbard import exact_sector_ground_state, ladder_bonds
+
+    for U in (-2.0, 0.0, 8.0):
+        state = exact_sector_ground_state(ladder_bonds(1), np.zeros(2), 1.0, U, 1, 1)
+        energy = (U - math.sqrt(U**2 + 16)) / 2
+        assert state.rung_pair_correlation(0, 0) == pytest.approx(8 / (energy**2 + 4), abs=1e-10)
+
+
 def test_the_exact_hubbard_ladder_reproduces_the_benchmark_limits():
     # the benchmark task for Noack, White & Scalapino, PRL 73, 882 (1994), Fig. 2 (upstream QMP task_dmrg_2_2,
     # LimitingCases): 2 x 2 at half filling E = -4 (U = 0) and -2.102748 (U = 4); 2 x 6, U = 4:

@@ -244,3 +244,21 @@ def test_the_square_feature_map_panel_holds_the_network_to_lanczos_on_the_torus_
     assert expected["independent approach to the exact energy"] == pytest.approx(4 * 16 * -0.701780, abs=1e-4)
     published = load_task(compile_task(at_published_size(panel), tmp_path / "10"))
     assert published.task.spec.parameters["L"] == 10 and published.assertions_path is None, "no exact value at 10 x 10"
+
+
+def test_the_pair_correlation_panels_hold_the_centre_row_to_wick_without_interaction_at_the_published_size(tmp_path):
+    # PRL 100, 110403 (2008), Fig. 1 left: O(i, j) on 200 sites; at U = 0 the row through the trap centre is the
+    # product of the two species' one-body density matrices, computed here directly from the trap's orbitals
+    # (numpy only) rather than through independent/hubbard.py
+    panel = read_upstream(UPSTREAM / "tasks" / "dmrg" / "task_dmrg_7_3.json")
+    assert panel.overlay.size.startswith("published: L = 200, (N_up, N_down) = (28, 12)")
+    assertions = json.loads(load_task(compile_task(panel, tmp_path)).assertions_path.read_text())["assertions"]
+    (pairs,) = [a for a in assertions if a["name"] == "independent free-fermion pair correlation"]
+    sites = np.arange(200)
+    hamiltonian = np.diag(0.16 * 4 / 200**2 * (sites - 99.5) ** 2) - np.eye(200, k=1) - np.eye(200, k=-1)
+    orbitals = np.linalg.eigh(hamiltonian)[1]
+    green_up, green_down = (orbitals[:, :n] @ orbitals[:, :n].T for n in (28, 12))
+    assert pairs["observable"] == "onsite_pair_correlation.99" and pairs["overrides"] == {"U": 0.0}
+    assert pairs["expected"] == pytest.approx(green_up[99] * green_down[99], abs=1e-9)
+    assert {a["observable"] for a in assertions if a["name"].startswith("independent free fermions")} == {
+        "density_up", "density_down"}

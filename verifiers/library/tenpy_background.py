@@ -128,6 +128,25 @@ def observable_leg_spin_correlation(psi: MPS, model: FermiHubbardModel) -> list[
             for l in range(1, L)]
 
 
+def observable_rung_pair_correlation(psi: MPS, model: FermiHubbardModel) -> list[float]:
+    """D_xx(l) = <Delta_i Delta_j^dag> for l = 1 .. L - 1 on a ladder of L rungs (list index l - 1), rungs placed as
+    for the leg spin correlation, i = (L - 1 - l) // 2 and j = i + l.
+
+    Delta_j^dag = c_(j,0),up^dag c_(j,1),dn^dag - c_(j,0),dn^dag c_(j,1),up^dag creates a rung singlet; written as
+    P^dag(a, b) + P^dag(b, a) with P^dag(a, b) = c_a,up^dag c_b,dn^dag on the rung's two sites a, b, each of the
+    four terms is one TeNPy term, which orders its operators by site with their Jordan-Wigner signs."""
+    L = model.lat.Ls[0]
+    site = {(x, y): int(model.lat.lat2mps_idx([x, y])) for x in range(L) for y in range(2)}
+
+    def correlation(i: int, j: int) -> float:
+        removed = [(site[i, 0], site[i, 1]), (site[i, 1], site[i, 0])]
+        added = [(site[j, 0], site[j, 1]), (site[j, 1], site[j, 0])]
+        return sum(float(np.real(psi.expectation_value_term([("Cd", b), ("Cu", a), ("Cdu", c), ("Cdd", d)])))
+                   for a, b in removed for c, d in added)
+
+    return [correlation((L - 1 - l) // 2, (L - 1 - l) // 2 + l) for l in range(1, L)]
+
+
 HEISENBERG_CHAIN = BackgroundPipeline(
     backend="tenpy", name="heisenberg_chain",
     model="heisenberg", lattice="chain", method="dmrg",
@@ -192,6 +211,11 @@ def observable_spin_densities(psi: MPS) -> list[list[float]]:
     return [[float(up), float(down)] for up, down in zip(psi.expectation_value("Nu"), psi.expectation_value("Nd"))]
 
 
+def observable_density_difference(psi: MPS) -> list[float]:
+    """n_i,up - n_i,down on every site: the excess majority density that the FFLO pairs leave behind."""
+    return [float(up - down) for up, down in zip(psi.expectation_value("Nu"), psi.expectation_value("Nd"))]
+
+
 def observable_onsite_pair_correlation(psi: MPS) -> list[list[float]]:
     """O(i, j) = <c_i,down^dag c_i,up^dag c_j,up c_j,down> for every pair of sites, row i, column j.
 
@@ -213,6 +237,7 @@ TRAPPED_HUBBARD_SPIN_RESOLVED = BackgroundPipeline(
         BackgroundStep("observable", observable_density_down, "density_down"),
         BackgroundStep("observable", observable_particle_numbers, "particle_numbers"),
         BackgroundStep("observable", observable_spin_densities, "spin_densities"),
+        BackgroundStep("observable", observable_density_difference, "density_difference"),
         BackgroundStep("observable", observable_onsite_pair_correlation, "onsite_pair_correlation"),
     ),
 )
@@ -227,6 +252,7 @@ HUBBARD_LADDER_CORRELATION = BackgroundPipeline(
     steps=(
         *_trapped_hubbard_steps(hamiltonian_trapped_hubbard_ladder),
         BackgroundStep("observable", observable_leg_spin_correlation, "leg_spin_correlation"),
+        BackgroundStep("observable", observable_rung_pair_correlation, "rung_pair_correlation"),
         BackgroundStep("observable", observable_particle_numbers, "particle_numbers"),
         BackgroundStep("observable", observable_spin_densities, "spin_densities"),
     ),

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from physvec.independent.hubbard import (
-    exact_ground_state, exact_ladder_ground_state, exact_ladder_leg_correlation, exact_onsite_pair_correlation,
-    exact_spin_densities,
+    exact_ground_state, exact_ladder_ground_state, exact_ladder_leg_correlation, exact_ladder_pair_correlation,
+    exact_onsite_pair_correlation, exact_spin_densities,
 )
 from physvec.verifiers.library.tenpy_background import (
     HEISENBERG_CHAIN, HUBBARD_LADDER_CORRELATION, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER,
@@ -107,6 +107,7 @@ def test_the_spin_resolved_densities_match_exact_diagonalisation_and_sum_to_the_
     assert namespace["density_down"] == pytest.approx(down, abs=1e-5)
     assert np.add(namespace["density_up"], namespace["density_down"]) == pytest.approx(namespace["density"], abs=1e-10)
     assert (sum(namespace["density_up"]), sum(namespace["density_down"])) == pytest.approx((3.0, 2.0), abs=1e-8)
+    assert namespace["density_difference"] == pytest.approx(up - down, abs=1e-5)
 
 
 def test_balanced_populations_have_equal_spin_densities():
@@ -133,6 +134,16 @@ def test_the_ladder_leg_spin_correlation_matches_exact_diagonalisation():
     assert namespace["leg_spin_correlation"] == pytest.approx(correlation, abs=1e-6)
     assert namespace["density"] == pytest.approx([1.0] * 8, abs=1e-6), "half filling on a bipartite lattice"
     assert [np.sign(c) for c in correlation] == [-1, 1, -1], "antiferromagnetic along the leg"
+
+
+@pytest.mark.parametrize("overrides", [{}, {"N_up": 3, "N_down": 3, "U": 8.0}, {"N_up": 3, "N_down": 3, "U": 0.0}])
+def test_the_rung_pair_field_correlation_matches_exact_diagonalisation(overrides):
+    """Noack, White and Scalapino's D_xx(l) on 2 x 4: half filling, doped to 0.75 at U = 8 t, and free."""
+    namespace = HUBBARD_LADDER_CORRELATION.run(**overrides)
+    p = {**HUBBARD_LADDER_CORRELATION.params, **overrides}
+    _, pairs = exact_ladder_pair_correlation(p["L"], p["t"], p["U"], p["A"], p["N_up"], p["N_down"])
+    assert namespace["rung_pair_correlation"] == pytest.approx(pairs, abs=1e-6)
+    assert min(pairs) > 0.01, "a singlet pair moves along the ladder at every distance"
 
 
 def test_the_2x6_ladder_reproduces_the_exact_energy_and_leg_correlation_at_distance_two():
