@@ -22,8 +22,9 @@ from physvec.taskfiles.loading import load_assertions, load_library
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
-    chain_bonds, exact_lattice_ground_state, exact_onsite_pair_correlation, free_fermion_density,
-    free_fermion_pair_correlation, hopping_matrix, ladder_bonds, single_particle_hamiltonian, trap,
+    chain_bonds, exact_ladder_pair_correlation, exact_lattice_ground_state, exact_onsite_pair_correlation,
+    free_fermion_density, free_fermion_pair_correlation, hopping_matrix, ladder_bonds, single_particle_hamiltonian,
+    trap,
 )
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import snake, vqe_results
@@ -120,6 +121,22 @@ def noack1994_hubbard_ladder() -> IndependentValues:
     return IndependentValues({"energy": energy, "density": density}, {
         "atomic limit": 0.0, "non-interacting energy": 2 * levels[:3].sum(),
         "densities sum to the particle number": 6})
+
+
+def noack1994_ladder_pair_field() -> IndependentValues:
+    """Two-leg ladder, 4 rungs, t = 1, U = 8, no trap, 3 + 3 electrons: D_xx by sector exact diagonalisation, and at
+    U = 0 by Wick's theorem from the three lowest orbitals; at t = 0 and half filling no pair moves."""
+    energy, pairs = exact_ladder_pair_correlation(4, 1.0, 8.0, 0.0, 3, 3)
+    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(4), 8, 1.0))
+    hole = np.eye(8) - orbitals[:, :3] @ orbitals[:, :3].T
+
+    def rung(x: int) -> list[tuple[int, int]]:
+        return [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]
+
+    free = [sum(hole[a, c] * hole[b, d] for a, b in rung((3 - l) // 2) for c, d in rung((3 - l) // 2 + l))
+            for l in range(1, 4)]
+    return IndependentValues({"energy": energy, "rung_pair_correlation": pairs}, {
+        "pairs of free fermions on the ladder": free, "frozen half-filled ladder": [0.0, 0.0, 0.0]})
 
 
 def _quench(L: int, h: float, time: float) -> IndependentValues:
@@ -364,6 +381,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "tezuka2008-trapped-hubbard": tezuka2008_trapped_hubbard,
     "tezuka2008-onsite-pairs": tezuka2008_onsite_pairs,
     "noack1994-hubbard-ladder": noack1994_hubbard_ladder,
+    "noack1994-ladder-pair-field": noack1994_ladder_pair_field,
     "lloyd1996-trotter-quench": lloyd1996_trotter_quench,
     "kandala2017-vqe-tfi": kandala2017_vqe_tfi,
     "childs2021-trotter-error": childs2021_trotter_error,

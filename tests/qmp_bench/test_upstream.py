@@ -262,3 +262,23 @@ def test_the_pair_correlation_panels_hold_the_centre_row_to_wick_without_interac
     assert pairs["expected"] == pytest.approx(green_up[99] * green_down[99], abs=1e-9)
     assert {a["observable"] for a in assertions if a["name"].startswith("independent free fermions")} == {
         "density_up", "density_down"}
+
+
+def test_the_pair_field_panel_is_scaled_to_the_paper_s_smallest_ladder_and_keeps_its_published_size_as_a_trial(
+        tmp_path):
+    # PRL 73, 882 (1994), Fig. 5: D_xx(l) at <n> = 0.875 and U = 8; the free-fermion check on 2 x 5 is Wick's
+    # theorem with the ladder's orbitals, here from numpy's eigenvectors of the 10-site hopping matrix directly
+    panel = read_upstream(UPSTREAM / "tasks" / "dmrg" / "task_dmrg_2_5.json")
+    assert panel.overlay.size.startswith("scaled: 2 x 16 of 2 x 32")
+    assertions = json.loads(load_task(compile_task(panel, tmp_path / "16")).assertions_path.read_text())["assertions"]
+    (free,) = [a for a in assertions if a["name"] == "independent free-fermion rung pair correlation"]
+    legs = np.eye(10, k=2) + np.eye(10, k=-2)
+    rungs = np.diag([1.0 if k % 2 == 0 else 0.0 for k in range(9)], k=1)
+    hole = np.eye(10) - (lambda v: v[:, :4] @ v[:, :4].T)(np.linalg.eigh(-(legs + rungs + rungs.T))[1])
+    i, j = 1, 3  # l = 2: rungs (5 - 1 - 2) // 2 and that plus 2
+    expected = sum(hole[a, c] * hole[b, d] for a, b in [(2 * i, 2 * i + 1), (2 * i + 1, 2 * i)]
+                   for c, d in [(2 * j, 2 * j + 1), (2 * j + 1, 2 * j)])
+    assert free["overrides"] == {"U": 0.0, "L": 5, "N_up": 4, "N_down": 4}
+    assert free["expected"][1] == pytest.approx(expected, abs=1e-9)
+    published = load_task(compile_task(at_published_size(panel), tmp_path / "32")).task
+    assert (published.spec.parameters["L"], published.spec.parameters["N_up"]) == (32, 28)
