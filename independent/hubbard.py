@@ -48,6 +48,20 @@ def free_fermion_pair_correlation(L: int, t: float, A: float, N_up: int, N_down:
     return (orbitals[:, :N_up] @ orbitals[:, :N_up].T) * (orbitals[:, :N_down] @ orbitals[:, :N_down].T)
 
 
+def free_fermion_ladder_pair_correlation(L: int, t: float, N: int) -> list[float]:
+    """D_xx(l) on the ladder of L rungs without interaction, N fermions of each spin, rungs placed as in
+    exact_ladder_pair_correlation.  By Wick's theorem each term <c_b,dn c_a,up c_c,up^dag c_d,dn^dag> of it is
+    (delta_ac - G_ca)(delta_bd - G_db), with G the one-body density matrix over the N lowest orbitals."""
+    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(L), 2 * L, t))
+    hole = np.eye(2 * L) - orbitals[:, :N] @ orbitals[:, :N].T
+
+    def rung(x: int) -> list[tuple[int, int]]:
+        return [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]
+
+    placements = [((L - 1 - l) // 2, (L - 1 - l) // 2 + l) for l in range(1, L)]
+    return [float(sum(hole[a, c] * hole[b, d] for a, b in rung(i) for c, d in rung(j))) for i, j in placements]
+
+
 def chain_bonds(L: int) -> list[tuple[int, int]]:
     return [(i, i + 1) for i in range(L - 1)]
 

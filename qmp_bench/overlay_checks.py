@@ -16,7 +16,8 @@ import numpy as np
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
-    free_fermion_density, free_fermion_pair_correlation, hopping_matrix, ladder_bonds,
+    free_fermion_density, free_fermion_ladder_pair_correlation, free_fermion_pair_correlation, hopping_matrix,
+    ladder_bonds,
 )
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import vqe_results
@@ -101,23 +102,15 @@ def ladder_free_fermions(spec: ProposerSpec) -> IndependentChecks:
 
 
 def ladder_pair_free_fermions(spec: ProposerSpec) -> IndependentChecks:
-    """Without interaction, Wick's theorem gives the rung pair field correlation from the one-body density matrix:
-    each of its four terms <c_b,dn c_a,up c_c,up^dag c_d,dn^dag> is (delta_ac - G_ca)(delta_bd - G_db).  On 2 x 5
-    with four fermions of each spin (filling 0.8, non-degenerate levels), where DMRG reaches free fermions (see
-    ladder_free_fermions)."""
+    """Without interaction, Wick's theorem gives the rung pair field correlation from the one-body density matrix
+    (independent/hubbard.py), on 2 x 5 with four fermions of each spin (filling 0.8, non-degenerate levels), where
+    DMRG reaches free fermions (see ladder_free_fermions)."""
     L, N = 5, 4
-    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(L), 2 * L, spec.parameters["t"]))
-    hole = np.eye(2 * L) - orbitals[:, :N] @ orbitals[:, :N].T
-
-    def rung(x: int) -> list[tuple[int, int]]:
-        return [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]
-
-    pairs = [sum(hole[a, c] * hole[b, d] for a, b in rung((L - 1 - l) // 2) for c, d in rung((L - 1 - l) // 2 + l))
-             for l in range(1, L)]
+    pairs = free_fermion_ladder_pair_correlation(L, spec.parameters["t"], N)
     return IndependentChecks(assertions=[
         {"kind": "limiting_case", "name": "independent free-fermion rung pair correlation", "run": spec.run
          or RUN_FUNCTION, "overrides": {"U": 0.0, "L": L, "N_up": N, "N_down": N},
-         "observable": "rung_pair_correlation", "atol": 1e-3, "expected": [round(float(v), 10) for v in pairs],
+         "observable": "rung_pair_correlation", "atol": 1e-3, "expected": [round(v, 10) for v in pairs],
          "reference": "U = 0: Wick's theorem with the ladder's one-body density matrix (numpy, no TeNPy)"}])
 
 

@@ -23,8 +23,8 @@ from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
     chain_bonds, exact_ladder_pair_correlation, exact_lattice_ground_state, exact_onsite_pair_correlation,
-    free_fermion_density, free_fermion_pair_correlation, hopping_matrix, ladder_bonds, single_particle_hamiltonian,
-    trap,
+    free_fermion_density, free_fermion_ladder_pair_correlation, free_fermion_pair_correlation, hopping_matrix,
+    ladder_bonds, single_particle_hamiltonian, trap,
 )
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import snake, vqe_results
@@ -127,16 +127,9 @@ def noack1994_ladder_pair_field() -> IndependentValues:
     """Two-leg ladder, 4 rungs, t = 1, U = 8, no trap, 3 + 3 electrons: D_xx by sector exact diagonalisation, and at
     U = 0 by Wick's theorem from the three lowest orbitals; at t = 0 and half filling no pair moves."""
     energy, pairs = exact_ladder_pair_correlation(4, 1.0, 8.0, 0.0, 3, 3)
-    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(4), 8, 1.0))
-    hole = np.eye(8) - orbitals[:, :3] @ orbitals[:, :3].T
-
-    def rung(x: int) -> list[tuple[int, int]]:
-        return [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]
-
-    free = [sum(hole[a, c] * hole[b, d] for a, b in rung((3 - l) // 2) for c, d in rung((3 - l) // 2 + l))
-            for l in range(1, 4)]
     return IndependentValues({"energy": energy, "rung_pair_correlation": pairs}, {
-        "pairs of free fermions on the ladder": free, "frozen half-filled ladder": [0.0, 0.0, 0.0]})
+        "pairs of free fermions on the ladder": free_fermion_ladder_pair_correlation(4, 1.0, 3),
+        "frozen half-filled ladder": [0.0, 0.0, 0.0]})
 
 
 def _quench(L: int, h: float, time: float) -> IndependentValues:

@@ -189,17 +189,10 @@ def test_the_exact_rung_pair_correlation_obeys_wick_without_interaction():
     # at U = 0, <c_b,dn c_a,up c_c,up^dag c_d,dn^dag> = (delta_ac - G_ca)(delta_bd - G_db), each species' one-body
     # density matrix G over its filled orbitals; four of each on 2 x 5 fill non-degenerate levels (the fifth is
     # a degenerate pair at zero)
-    from physvec.independent.hubbard import exact_ladder_pair_correlation, hopping_matrix, ladder_bonds
+    from physvec.independent.hubbard import exact_ladder_pair_correlation, free_fermion_ladder_pair_correlation
 
     _, pairs = exact_ladder_pair_correlation(L=5, t=1.0, U=0.0, A=0.0, N_up=4, N_down=4)
-    _, orbitals = np.linalg.eigh(hopping_matrix(ladder_bonds(5), 10, 1.0))
-    hole = np.eye(10) - orbitals[:, :4] @ orbitals[:, :4].T
-
-    def wick(i: int, j: int) -> float:
-        rung = lambda x: [(2 * x, 2 * x + 1), (2 * x + 1, 2 * x)]  # noqa: E731
-        return sum(hole[a, c] * hole[b, d] for a, b in rung(i) for c, d in rung(j))
-
-    assert pairs == pytest.approx([wick((4 - l) // 2, (4 - l) // 2 + l) for l in range(1, 5)], abs=1e-10)
+    assert pairs == pytest.approx(free_fermion_ladder_pair_correlation(5, 1.0, 4), abs=1e-10)
     assert min(abs(p) for p in pairs) > 1e-3, "every distance carries a pair amplitude to compare"
 
 
