@@ -82,7 +82,9 @@ def _plot(run_dir: Path, task_file: Path, name: str, out: Path, hint: FigureHint
     loaded = load_task(task_file)
     parameters = loaded.task.spec.parameters
     if hint is not None:
-        return _plot_as_published(lookup(results, hint.observable), hint, parameters, name, out)
+        values = [lookup(results, key) for key in (hint.observable, *hint.also)] if hint.also \
+            else lookup(results, hint.observable)
+        return _plot_as_published(values, hint, parameters, name, out)
     curves = {key: value for key, value in results.items()
               if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value)}
     figure, axes = plt.subplots(figsize=(7, 4.5))

@@ -27,6 +27,7 @@ from physvec.independent.spin_chains import (
 )
 from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
 from physvec.independent.spin_quench import ising_ring, quench, staggered_preparation, xxz_ring
+from physvec.independent.superlattice_bosons import hard_core_density, superlattice_chain
 from physvec.independent.xxz_quench import quench_curves
 from physvec.taskfiles.task import ProposerSpec
 from physvec.taskfiles.upstream_checks import RUN_FUNCTION
@@ -112,6 +113,26 @@ def ladder_pair_free_fermions(spec: ProposerSpec) -> IndependentChecks:
          or RUN_FUNCTION, "overrides": {"U": 0.0, "L": L, "N_up": N, "N_down": N},
          "observable": "rung_pair_correlation", "atol": 1e-3, "expected": [round(v, 10) for v in pairs],
          "reference": "U = 0: Wick's theorem with the ladder's one-body density matrix (numpy, no TeNPy)"}])
+
+
+def superlattice_hard_core(spec: ProposerSpec) -> IndependentChecks:
+    """Hard-core bosons (n_max = 1) are free fermions on the open chain (Jordan-Wigner; independent/
+    superlattice_bosons.py): the densities at the task's own length, hoppings, trap and step, with N and N + 1
+    bosons (the hole and particle states) or at the spec's mu.  DMRG reaches them to 1e-6 on 65 sites at chi 64
+    (tests/verifiers/library/test_tenpy_bosons.py); 1e-4 is allowed."""
+    p = spec.parameters
+    chain = superlattice_chain(L=p["L"], t1=p["t1"], t2=p["t2"], U=p["U"], n_max=1, first_site=p["first_site"],
+                               omega=p["omega"], step=p["step"], step_first=p["step_first"], step_last=p["step_last"])
+    expected = ({"density": hard_core_density(chain, N=p["N"]),
+                 "density_added_boson": hard_core_density(chain, N=p["N"] + 1)}
+                if "N" in p else {"density": hard_core_density(chain, mu=p["mu"])})
+    return IndependentChecks(assertions=[
+        {"kind": "limiting_case", "name": f"independent hard-core {observable}", "run": spec.run or RUN_FUNCTION,
+         "overrides": {"n_max": 1}, "observable": observable, "atol": 1e-4,
+         "expected": [round(value, 10) for value in values],
+         "reference": "n_max = 1: hard-core bosons are free fermions by Jordan-Wigner, filled orbitals of the "
+                      "chain's hopping and potential (independent/superlattice_bosons.py, no TeNPy)"}
+        for observable, values in expected.items()])
 
 
 def heisenberg_ring_bethe(spec: ProposerSpec) -> IndependentChecks:
@@ -331,7 +352,7 @@ INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,
     "hubbard_ring_iqpe": hubbard_ring_iqpe, "spin_quench_exact": spin_quench_exact,
     "modified_haldane_shastry_exact": modified_haldane_shastry_exact,
-    "momentum_spectrum_exact": momentum_spectrum_exact}
+    "momentum_spectrum_exact": momentum_spectrum_exact, "superlattice_hard_core": superlattice_hard_core}
 """Name -> the computation of an overlay's independent checks, from its spec alone."""
 
 

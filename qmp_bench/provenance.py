@@ -37,6 +37,9 @@ from physvec.independent.spin_chains import (
     ising_zz_x,
     open_tfi_free_fermion_energy,
 )
+from physvec.independent.superlattice_bosons import (
+    canonical_ground_state, grand_canonical_ground_state, hard_core_density, superlattice_chain,
+)
 from physvec.independent.xxz_quench import quench_curves
 
 
@@ -130,6 +133,37 @@ def noack1994_ladder_pair_field() -> IndependentValues:
     return IndependentValues({"energy": energy, "rung_pair_correlation": pairs}, {
         "pairs of free fermions on the ladder": free_fermion_ladder_pair_correlation(4, 1.0, 3),
         "frozen half-filled ladder": [0.0, 0.0, 0.0]})
+
+
+def grusdt2013_superlattice_edge_states() -> IndependentValues:
+    """L = 9 labelled 0 .. 8, t1 = 0.1, t2 = 0.02, U = 1, at most 2 a site: N = 4 and 5 bosons by exact
+    diagonalisation; the hard-core density as free fermions; the second boson on one strong dimer in closed form."""
+    chain = superlattice_chain(L=9, t1=0.1, t2=0.02, U=1.0, n_max=2, first_site=0)
+    hole, particle = canonical_ground_state(chain, 4), canonical_ground_state(chain, 5)
+    hard_core = superlattice_chain(L=9, t1=0.1, t2=0.02, U=1.0, n_max=1, first_site=0)
+    return IndependentValues({"energy": hole.energy, "density": hole.density, "density_added_boson": particle.density,
+                              "edge_chemical_potential": particle.energy - hole.energy}, {
+        "hard-core bosons are free fermions": hard_core_density(hard_core, N=5),
+        "the second boson on a strong dimer": 0.5 - np.sqrt(0.25 + 4 * 0.1**2) + 0.1})
+
+
+def grusdt2013_superlattice_trap_interface() -> IndependentValues:
+    """L = 8 labelled -4 .. 3, t1 = 0.2, t2 = 0.04, U = 1, mu = 0.55, trap 0.02 (j + 1/2)^2, step 0.6 on j = -1, 0:
+    exact diagonalisation over every boson number; hard-core bosons as free fermions below mu; without hopping each
+    site's own best occupation; a lone t1 dimer at mu = 0 holds one boson at -t1."""
+    def chain(**changed: Any) -> Any:
+        params = {"L": 8, "t1": 0.2, "t2": 0.04, "U": 1.0, "n_max": 2, "first_site": -4, "omega": 0.02, "step": 0.6,
+                  "step_first": -1, "step_last": 0, **changed}
+        return superlattice_chain(**params)
+    state = grand_canonical_ground_state(chain(), 0.55)
+    atomic = chain(t1=0.0, t2=0.0)
+    occupations = np.arange(3)
+    alone = [float(occupations[np.argmin(0.5 * occupations * (occupations - 1) + (eps - 0.55) * occupations)])
+             for eps in atomic.potential]
+    return IndependentValues({"energy": state.energy, "density": state.density, "boson_number": float(state.N)}, {
+        "hard-core bosons are free fermions": hard_core_density(chain(n_max=1), mu=0.55),
+        "atomic limit": alone,
+        "one boson on a lone dimer": -0.2})
 
 
 def _quench(L: int, h: float, time: float) -> IndependentValues:
@@ -400,6 +434,8 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "choo2018-bose-hubbard-momentum": choo2018_bose_hubbard_momentum,
     "carleo2017-afh-square-feature-maps": carleo2017_afh_square_feature_maps,
     "choo2018-heisenberg-momentum": choo2018_heisenberg_momentum,
+    "grusdt2013-superlattice-edge-states": grusdt2013_superlattice_edge_states,
+    "grusdt2013-superlattice-trap-interface": grusdt2013_superlattice_trap_interface,
 }
 """Task id -> the computation of its independent values."""
 

@@ -76,6 +76,8 @@ class FigureHint(StrictModel):
     """How the published figure draws its curves, so the benchmark's overlay looks like the paper's panel."""
 
     observable: str = Field(min_length=1, description="the result key path the panel plots")
+    also: list[str] = Field(default_factory=list, description="further result key paths the panel draws as further "
+                                                              "curves of the same length (a second state's density)")
     x_label: str = Field(min_length=1)
     x_start: int = Field(0, description="the x value of the curve's first entry (a distance starting at 1)")
     x_parameter: str | None = Field(None, description="the spec parameter holding the x values (times)")

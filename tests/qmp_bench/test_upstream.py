@@ -282,3 +282,30 @@ def test_the_pair_field_panel_is_scaled_to_the_paper_s_smallest_ladder_and_keeps
     assert free["expected"][1] == pytest.approx(expected, abs=1e-9)
     published = load_task(compile_task(at_published_size(panel), tmp_path / "32")).task
     assert (published.spec.parameters["L"], published.spec.parameters["N_up"]) == (32, 28)
+
+
+def test_the_superlattice_edge_panels_hold_hard_core_bosons_to_the_ssh_orbitals_at_the_published_length(tmp_path):
+    # PRL 110, 260405 (2013), Fig. 2: 65 sites, t1/t2 = 5; at n_max = 1 the bosons are SSH fermions, whose
+    # density is computed here from numpy's eigenvectors of the 65-site hopping matrix directly
+    for name, t1 in (("task_dmrg_6_1.json", 0.1), ("task_dmrg_6_2.json", 0.3)):
+        panel = read_upstream(UPSTREAM / "tasks" / "dmrg" / name)
+        assert panel.overlay.size.startswith("published: L = 65")
+        assertions = json.loads(load_task(compile_task(panel, tmp_path / name)).assertions_path.read_text())
+        checks = {a["observable"]: a for a in assertions["assertions"] if a["name"].startswith("independent hard-core")}
+        bonds = [t1 if j % 2 else t1 / 5 for j in range(64)]
+        orbitals = np.linalg.eigh(-np.diag(bonds, 1) - np.diag(bonds, -1))[1]
+        for observable, bosons in (("density", 32), ("density_added_boson", 33)):
+            assert checks[observable]["overrides"] == {"n_max": 1}
+            assert checks[observable]["expected"] == pytest.approx((orbitals[:, :bosons] ** 2).sum(axis=1), abs=1e-9)
+
+
+def test_the_superlattice_trap_panel_fills_every_hard_core_orbital_below_mu(tmp_path):
+    # PRL 110, 260405 (2013), Fig. 3 (b): omega (j + 1/2)^2 with omega = 0.001, a step of 0.6 on j = -6 .. 5
+    panel = read_upstream(UPSTREAM / "tasks" / "dmrg" / "task_dmrg_6_5.json")
+    assertions = json.loads(load_task(compile_task(panel, tmp_path)).assertions_path.read_text())["assertions"]
+    (check,) = [a for a in assertions if a["name"] == "independent hard-core density"]
+    labels = np.arange(-32, 32)
+    potential = 0.001 * (labels + 0.5) ** 2 + 0.6 * ((labels >= -6) & (labels <= 5))
+    bonds = np.where(labels[:-1] % 2 == 1, 0.2, 0.04)
+    levels, orbitals = np.linalg.eigh(np.diag(potential) - np.diag(bonds, 1) - np.diag(bonds, -1))
+    assert check["expected"] == pytest.approx((orbitals[:, levels < 0.55] ** 2).sum(axis=1), abs=1e-9)

@@ -20,6 +20,9 @@ RESULT_ROLES = ("effector", "observable")
 """The roles whose outputs a run_ function returns as named results."""
 BACKEND_MODULES = {"qiskit": "qiskit_background", "netket": "netket_background",
                    "tenpy": "tenpy_background", "pyscf": "pyscf_background"}
+BACKEND_EXTENSIONS = {"tenpy": ("tenpy_bosons",)}
+"""Further modules of a backend's pipelines.  They import shared steps (TeNPy's DMRG effector) from the backend's
+module, so that module cannot import them back to list their pipelines."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,9 @@ class BackgroundPipeline:
 def pipelines_for(backend: str) -> tuple[BackgroundPipeline, ...]:
     """The background pipelines of a backend; none for a backend the library does not cover."""
     module = BACKEND_MODULES.get(backend)
-    return () if module is None else importlib.import_module(f"physvec.verifiers.library.{module}").PIPELINES
+    modules = [] if module is None else [module, *BACKEND_EXTENSIONS.get(backend, ())]
+    return tuple(pipeline for name in modules
+                 for pipeline in importlib.import_module(f"physvec.verifiers.library.{name}").PIPELINES)
 
 
 def pipeline_named(backend: str, name: str) -> BackgroundPipeline | None:

@@ -113,6 +113,20 @@ def _imports(functions: list[Callable[..., Any]], lines: list[str]) -> list[str]
     return import_lines([inspect.getsource(module) for module in modules], used, lines)
 
 
+def with_called_library_functions(functions: list[Callable[..., Any]]) -> list[Callable[..., Any]]:
+    """The functions and, transitively, the library functions they call by name: a step may run another step's
+    function on a second state (DMRG again with one more boson), and the script must define what it calls."""
+    found = list(functions)
+    for function in found:
+        module = inspect.getmodule(function)
+        for name in sorted(used_names([inspect.getsource(function)])):
+            called = getattr(module, name, None)
+            if (inspect.isfunction(called) and called.__module__.startswith("physvec.verifiers.library.")
+                    and called not in found):
+                found.append(called)
+    return found
+
+
 def run_name(spec: ProposerSpec, pipeline: BackgroundPipeline) -> str:
     """The run_ function a composed script defines: the spec's name for it, else run_<pipeline>."""
     return spec.run or f"run_{pipeline.name}"
@@ -177,7 +191,7 @@ def compose_script(spec: ProposerSpec, backend: str) -> Proposal:
     """The structured script for ``spec`` on ``backend``, composed from the verified library."""
     pipeline = _check(spec, backend, pipeline_for_spec(backend, spec.model, spec.lattice, spec.method))
     steps = steps_for(pipeline, spec.observables)
-    functions = list(dict.fromkeys(step.function for step in steps)) + [plot_results]
+    functions = with_called_library_functions(list(dict.fromkeys(step.function for step in steps))) + [plot_results]
     imports = _imports(functions, ["import json", "from typing import Any"])
     blocks = [
         f'"""{pipeline.model} on a {pipeline.lattice} by {pipeline.method} ({backend}): composed by the physvec '

@@ -133,3 +133,16 @@ def test_a_composed_script_runs_only_the_steps_its_observables_need():
     defined = {node.name for node in ast.parse(script).body if isinstance(node, ast.FunctionDef)}
     assert {"effector_vmc_sr", "observable_final_energy", "hamiltonian_modified_haldane_shastry"} <= defined
     assert not defined & {"observable_zz_correlations", "observable_feature_maps", "observable_energy_density"}
+
+
+def test_a_step_calling_other_library_functions_brings_them_into_the_script():
+    # the super-lattice chain's N + 1 state runs the initial-state and DMRG functions again: a spec asking for that
+    # state's density alone still gets both, though no step of its own needs them
+    (pipeline,) = [p for p in pipelines_for("tenpy") if p.name == "superlattice_bose_hubbard"]
+    spec = ProposerSpec(model=pipeline.model, lattice=pipeline.lattice, method=pipeline.method,
+                        parameters=dict(pipeline.params), observables=["density_added_boson"])
+    script = compose_script(spec, "tenpy").script
+    defined = {node.name for node in ast.parse(script).body if isinstance(node, ast.FunctionDef)}
+    assert {"effector_dmrg_one_more_boson", "initialstate_bosons", "effector_dmrg"} <= defined
+    assert "observable_boson_density" not in defined
+    assert _undefined_names(script) == set()
