@@ -72,7 +72,7 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
         # only ladder task, noack1994, has no trap, so the ladder has no trap fault).
         Replacement("sign", "trap turned upside down", "hamiltonian_trapped_hubbard",
                     '"mu": -np.asarray(trap, dtype=float)', '"mu": np.asarray(trap, dtype=float)',
-                    equivalent_with=("'A': 0.0",)),
+                    equivalent_with=("'A': 0.0,",)),
         Replacement("sign", "interaction of the wrong sign", "hamiltonian_trapped_hubbard",
                     '"U": U, "mu"', '"U": -U, "mu"'),
         Replacement("sign", "interaction of the wrong sign", "hamiltonian_trapped_hubbard_ladder",
@@ -80,7 +80,7 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
         Replacement("trap/scale", "hopping doubled on legs and rungs", "hamiltonian_trapped_hubbard_ladder",
                     '"t": t, "U": U', '"t": 2 * t, "U": U'),
         Replacement("trap/scale", "trap half as steep", "lattice_harmonic_trap", "4 * A / L**2", "2 * A / L**2",
-                    equivalent_with=("'A': 0.0",)),
+                    equivalent_with=("'A': 0.0,",)),
         Replacement("filling", "one up fermion too many", "initialstate_fermions",
                     "np.linspace(0, L - 1, N_up)", "np.linspace(0, L - 1, N_up + 1)"),
         Replacement("boundary", "periodic Hubbard chain", "hamiltonian_trapped_hubbard",
@@ -94,29 +94,24 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     "removed = [(site[i, 0], site[i, 0]), (site[i, 1], site[i, 1])]"),
         Replacement("hermiticity", "imaginary part of a real pair correlation", "observable_rung_pair_correlation",
                     "float(np.real(psi.expectation_value_term", "float(np.imag(psi.expectation_value_term"),
-        Replacement("sign", "difference of the wrong sign", "observable_density_difference",
-                    "float(up - down)", "float(down - up)"),
         Replacement("sign", "pair created in the other order (c_up^dag c_dn^dag)", "observable_onsite_pair_correlation",
                     '"Cdd Cdu", "Cu Cd"', '"Cdu Cdd", "Cu Cd"'),
         Replacement("hermiticity", "imaginary part of a real correlation", "observable_onsite_pair_correlation",
                     "np.real(psi.correlation_function", "np.imag(psi.correlation_function"),
         Replacement("filling", "density correlation in place of the pair's", "observable_onsite_pair_correlation",
                     '"Cdd Cdu", "Cu Cd"', '"Nu", "Nd"'),
-        Replacement("boundary", "t1 on the even bonds: the other dimerisation",
-                    "hamiltonian_superlattice_bose_hubbard_grand_canonical", "t1 if j % 2 else t2", "t2 if j % 2 else t1"),
-        Replacement("boundary", "t1 on the even bonds: the other dimerisation", "hamiltonian_superlattice_bose_hubbard",
+        Replacement("boundary", "t1 on the even bonds: the other dimerisation", "lattice_superlattice_hoppings",
                     "t1 if j % 2 else t2", "t2 if j % 2 else t1"),
-        Replacement("trap/scale", "uniform hopping t1 (no super-lattice)", "hamiltonian_superlattice_bose_hubbard",
+        Replacement("trap/scale", "uniform hopping t1 (no super-lattice)", "lattice_superlattice_hoppings",
                     "t1 if j % 2 else t2", "t1"),
-        Replacement("sign", "potential of the wrong sign (a trap turned over)", "hamiltonian_superlattice_bose_hubbard",
-                    "[-eps for eps in potential]", "[eps for eps in potential]", equivalent_with=("'omega': 0.0",
-                                                                                              "'step': 0.0")),
+        Replacement("filling", "hard-core bosons (at most one a site)", "hamiltonian_superlattice_bose_hubbard",
+                    '"n_max": n_max', '"n_max": 1'),
         Replacement("sign", "chemical potential of the wrong sign", "hamiltonian_superlattice_bose_hubbard_grand_canonical",
-                    "[mu - eps for eps in potential]", "[-mu - eps for eps in potential]"),
+                    '"mu": mu - np.array(potential)', '"mu": -mu - np.array(potential)'),
         Replacement("trap/scale", "trap centred on a site, not between two", "lattice_superlattice_potential",
-                    "omega * (j + 0.5) ** 2", "omega * j ** 2", equivalent_with=("'omega': 0.0",)),
+                    "omega * (j + 0.5) ** 2", "omega * j ** 2", equivalent_with=("'omega': 0.0,",)),
         Replacement("boundary", "step one site short", "lattice_superlattice_potential",
-                    "step_first <= j <= step_last", "step_first <= j < step_last", equivalent_with=("'step': 0.0",)),
+                    "step_first <= j <= step_last", "step_first <= j < step_last", equivalent_with=("'step': 0.0,",)),
         Replacement("filling", "the extra boson not added", "effector_dmrg_one_more_boson",
                     "initialstate_bosons(model, N + 1)", "initialstate_bosons(model, N)"),
         Replacement("filling", "one boson too few", "initialstate_bosons",
@@ -360,23 +355,44 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
 }
 
 
+def _function_node(script: str, name: str) -> ast.FunctionDef | None:
+    return next((node for node in ast.parse(script).body if isinstance(node, ast.FunctionDef) and node.name == name),
+                None)
+
+
+def _line_offsets(script: str) -> list[int]:
+    """offsets[k]: where line k + 1 starts (one past the end for k = the number of lines)."""
+    offsets = [0]
+    for line in script.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    return offsets
+
+
 def _function_source(script: str, name: str) -> tuple[int, int] | None:
     """Start and end offsets of the top-level function ``name`` in ``script``."""
-    for node in ast.parse(script).body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            lines = script.splitlines(keepends=True)
-            start = sum(len(line) for line in lines[:node.lineno - 1])
-            return start, start + sum(len(line) for line in lines[node.lineno - 1:node.end_lineno])
-    return None
+    node, offsets = _function_node(script, name), _line_offsets(script)
+    return None if node is None else (offsets[node.lineno - 1], offsets[node.end_lineno])
+
+
+def _code_spans(script: str, name: str) -> list[tuple[int, int]]:
+    """Offsets of the function ``name`` outside its docstring: a fault written into the docstring changes no code
+    (an equivalent mutant, which would count as a miss)."""
+    node, offsets = _function_node(script, name), _line_offsets(script)
+    if node is None:
+        return []
+    start, end = offsets[node.lineno - 1], offsets[node.end_lineno]
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return [(start, offsets[first.lineno - 1]), (offsets[first.end_lineno], end)]
+    return [(start, end)]
 
 
 def _replace_in_function(script: str, function: str, old: str, new: str) -> str | None:
-    """The script with the first ``old`` inside ``function`` replaced, or None if it is not there."""
-    span = _function_source(script, function)
-    if span is None or old not in script[span[0]:span[1]]:
-        return None
-    body = script[span[0]:span[1]].replace(old, new, 1)
-    return script[:span[0]] + body + script[span[1]:]
+    """The script with the first ``old`` in the code of ``function`` replaced, or None if it is not there."""
+    for start, end in _code_spans(script, function):
+        if old in script[start:end]:
+            return script[:start] + script[start:end].replace(old, new, 1) + script[end:]
+    return None
 
 
 def physics_mutants(script: str, backend: str) -> list[Mutant]:

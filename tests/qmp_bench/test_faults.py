@@ -83,6 +83,19 @@ def test_the_api_misuse_mutant_misspells_a_call_in_the_code_not_in_a_docstring(t
     assert misuse.script.replace("_x(", "(", 1) == script
 
 
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_a_physics_mutant_changes_code_never_a_docstring(task):
+    # Found on the super-lattice trap task: the potential's docstring spells out step_first <= j <= step_last, and
+    # the replacement made there left the code whole (the "mutant" escaped as the reference script)
+    script, mutants = reference_mutants(load_task(task.task_file))
+
+    def docstrings(text: str) -> list[str | None]:
+        return [ast.get_docstring(node) for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef)]
+    for mutant in mutants:
+        if mutant.family == "physics" and mutant.fault_class != "unconverged":
+            assert docstrings(mutant.script) == docstrings(script), mutant.name
+
+
 def _certificate(*obligations: Obligation, verifier: str = "programming") -> Certificate:
     return Certificate(verifier=verifier, subject_digest="0" * 64, obligations=obligations)
 

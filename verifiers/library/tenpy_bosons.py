@@ -29,24 +29,24 @@ def lattice_superlattice_potential(L: int, first_site: int, omega: float, step: 
             for j in range(first_site, first_site + L)]
 
 
-def _superlattice_chain(L: int, t1: float, t2: float, U: float, n_max: int, first_site: int, mu: list[float],
-                        conserve: str | None) -> BoseHubbardChain:
-    hoppings = [t1 if j % 2 else t2 for j in range(first_site, first_site + L - 1)]
-    return BoseHubbardChain({"L": L, "n_max": n_max, "t": np.array(hoppings), "U": U, "mu": np.array(mu),
-                             "conserve": conserve, "bc_MPS": "finite"})
+def lattice_superlattice_hoppings(L: int, t1: float, t2: float, first_site: int) -> list[float]:
+    """t_j of each bond (j, j+1) in order: t1 for odd j, t2 for even j (the paper's Eq. (1))."""
+    return [t1 if j % 2 else t2 for j in range(first_site, first_site + L - 1)]
 
 
-def hamiltonian_superlattice_bose_hubbard(L: int, t1: float, t2: float, U: float, n_max: int, first_site: int,
+def hamiltonian_superlattice_bose_hubbard(L: int, U: float, n_max: int, hoppings: list[float],
                                           potential: list[float]) -> BoseHubbardChain:
     """H at a fixed number of bosons (TeNPy conserves N)."""
-    return _superlattice_chain(L, t1, t2, U, n_max, first_site, [-eps for eps in potential], "N")
+    return BoseHubbardChain({"L": L, "n_max": n_max, "t": np.array(hoppings), "U": U, "mu": -np.array(potential),
+                             "conserve": "N", "bc_MPS": "finite"})
 
 
-def hamiltonian_superlattice_bose_hubbard_grand_canonical(L: int, t1: float, t2: float, U: float, mu: float,
-                                                          n_max: int, first_site: int, potential: list[float]
+def hamiltonian_superlattice_bose_hubbard_grand_canonical(L: int, U: float, mu: float, n_max: int,
+                                                          hoppings: list[float], potential: list[float]
                                                           ) -> BoseHubbardChain:
     """K = H - mu N: no charge is conserved, so DMRG settles the number of bosons."""
-    return _superlattice_chain(L, t1, t2, U, n_max, first_site, [mu - eps for eps in potential], None)
+    return BoseHubbardChain({"L": L, "n_max": n_max, "t": np.array(hoppings), "U": U, "mu": mu - np.array(potential),
+                             "conserve": None, "bc_MPS": "finite"})
 
 
 def initialstate_bosons(model: BoseHubbardChain, N: int) -> MPS:
@@ -97,6 +97,7 @@ SUPERLATTICE_BOSE_HUBBARD = BackgroundPipeline(
     params={"L": 9, "t1": 0.1, "t2": 0.02, "U": 1.0, "n_max": 2, "first_site": 0, "omega": 0.0, "step": 0.0,
             "step_first": 0, "step_last": -1, "N": 4, "chi_max": 32, "svd_min": 1e-10, "max_sweeps": 10},
     steps=(
+        BackgroundStep("lattice", lattice_superlattice_hoppings, "hoppings"),
         BackgroundStep("lattice", lattice_superlattice_potential, "potential"),
         BackgroundStep("hamiltonian", hamiltonian_superlattice_bose_hubbard, "model"),
         BackgroundStep("initialstate", initialstate_bosons, "psi"),
@@ -115,6 +116,7 @@ SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL = BackgroundPipeline(
     params={"L": 8, "t1": 0.2, "t2": 0.04, "U": 1.0, "mu": 0.55, "n_max": 2, "first_site": -4, "omega": 0.02,
             "step": 0.6, "step_first": -1, "step_last": 0, "chi_max": 32, "svd_min": 1e-10, "max_sweeps": 10},
     steps=(
+        BackgroundStep("lattice", lattice_superlattice_hoppings, "hoppings"),
         BackgroundStep("lattice", lattice_superlattice_potential, "potential"),
         BackgroundStep("hamiltonian", hamiltonian_superlattice_bose_hubbard_grand_canonical, "model"),
         BackgroundStep("initialstate", initialstate_unit_filling, "psi"),
