@@ -126,3 +126,23 @@ def hard_core_density(chain: SuperlatticeChain, N: int | None = None, mu: float 
     levels, orbitals = np.linalg.eigh(one_body_matrix(chain))
     filled = N if N is not None else int(np.sum(levels < mu))
     return [float(v) for v in (orbitals[:, :filled] ** 2).sum(axis=1)]
+
+
+def participation_length(density: list[float], sign: int) -> float:
+    """(sum_j Delta n_j)^2 / sum_j Delta n_j^2 with Delta n_j = |n_j - 1/2| where sign (n_j - 1/2) > 0, else 0: the
+    paper's localisation length of the particle (sign +1) or hole (sign -1) edge state; 0 where nothing is in excess."""
+    excess = [abs(n - 0.5) for n in density if sign * (n - 0.5) > 0]
+    squares = sum(value * value for value in excess)
+    return sum(excess) ** 2 / squares if squares > 0 else 0.0
+
+
+def edge_state_lengths(chain: SuperlatticeChain, N: int) -> tuple[float, float, float]:
+    """mu_e = E(N + 1) - E(N), xi_p of the N + 1 state and xi_h of the N state, by exact diagonalisation (or, at
+    n_max = 1, free fermions: mu_e is then the (N + 1)-th orbital energy)."""
+    if chain.n_max == 1:
+        levels = np.linalg.eigvalsh(one_body_matrix(chain))
+        hole, particle = hard_core_density(chain, N=N), hard_core_density(chain, N=N + 1)
+        return float(levels[N]), participation_length(particle, 1), participation_length(hole, -1)
+    hole, particle = canonical_ground_state(chain, N), canonical_ground_state(chain, N + 1)
+    return (particle.energy - hole.energy, participation_length(particle.density, 1),
+            participation_length(hole.density, -1))

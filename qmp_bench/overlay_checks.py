@@ -27,7 +27,7 @@ from physvec.independent.spin_chains import (
 )
 from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
 from physvec.independent.spin_quench import ising_ring, quench, staggered_preparation, xxz_ring
-from physvec.independent.superlattice_bosons import hard_core_density, superlattice_chain
+from physvec.independent.superlattice_bosons import edge_state_lengths, hard_core_density, superlattice_chain
 from physvec.independent.xxz_quench import quench_curves
 from physvec.taskfiles.task import ProposerSpec
 from physvec.taskfiles.upstream_checks import RUN_FUNCTION
@@ -133,6 +133,22 @@ def superlattice_hard_core(spec: ProposerSpec) -> IndependentChecks:
          "reference": "n_max = 1: hard-core bosons are free fermions by Jordan-Wigner, filled orbitals of the "
                       "chain's hopping and potential (independent/superlattice_bosons.py, no TeNPy)"}
         for observable, values in expected.items()])
+
+
+def superlattice_edge_scan_hard_core(spec: ProposerSpec) -> IndependentChecks:
+    """Hard-core bosons (n_max = 1) as free fermions at the task's length and every t1: the localisation lengths of
+    the hole and particle states from the orbitals' densities (independent/superlattice_bosons.py).  With t2/t1 fixed
+    they do not depend on t1 (H is t1 times a fixed matrix), which the check holds at every point; 1e-3 allowed."""
+    p = spec.parameters
+    lengths = [edge_state_lengths(superlattice_chain(L=p["L"], t1=t1, t2=t1 / p["t1_over_t2"], U=p["U"], n_max=1,
+                                                     first_site=p["first_site"]), p["N"])[1:] for t1 in p["t1_values"]]
+    return IndependentChecks(assertions=[
+        {"kind": "limiting_case", "name": f"independent hard-core {state} localisation lengths",
+         "run": spec.run or RUN_FUNCTION, "overrides": {"n_max": 1}, "observable": f"{state}_localisation_lengths",
+         "atol": 1e-3, "expected": [round(pair[column], 10) for pair in lengths],
+         "reference": "n_max = 1: hard-core bosons are free fermions by Jordan-Wigner; the participation ratios of the "
+                      "densities of the N and N + 1 lowest orbitals (independent/superlattice_bosons.py, no TeNPy)"}
+        for column, state in enumerate(("particle", "hole"))])
 
 
 def heisenberg_ring_bethe(spec: ProposerSpec) -> IndependentChecks:
@@ -352,7 +368,8 @@ INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "xxz_product_formula": xxz_product_formula, "hubbard_vqe_ansatz": hubbard_vqe_ansatz,
     "hubbard_ring_iqpe": hubbard_ring_iqpe, "spin_quench_exact": spin_quench_exact,
     "modified_haldane_shastry_exact": modified_haldane_shastry_exact,
-    "momentum_spectrum_exact": momentum_spectrum_exact, "superlattice_hard_core": superlattice_hard_core}
+    "momentum_spectrum_exact": momentum_spectrum_exact, "superlattice_hard_core": superlattice_hard_core,
+    "superlattice_edge_scan_hard_core": superlattice_edge_scan_hard_core}
 """Name -> the computation of an overlay's independent checks, from its spec alone."""
 
 

@@ -38,7 +38,7 @@ from physvec.independent.spin_chains import (
     open_tfi_free_fermion_energy,
 )
 from physvec.independent.superlattice_bosons import (
-    canonical_ground_state, grand_canonical_ground_state, hard_core_density, superlattice_chain,
+    canonical_ground_state, edge_state_lengths, grand_canonical_ground_state, hard_core_density, superlattice_chain,
 )
 from physvec.independent.xxz_quench import quench_curves
 
@@ -145,6 +145,20 @@ def grusdt2013_superlattice_edge_states() -> IndependentValues:
                               "edge_chemical_potential": particle.energy - hole.energy}, {
         "hard-core bosons are free fermions": hard_core_density(hard_core, N=5),
         "the second boson on a strong dimer": 0.5 - np.sqrt(0.25 + 4 * 0.1**2) + 0.1})
+
+
+def grusdt2013_superlattice_edge_scan() -> IndependentValues:
+    """L = 9 labelled 0 .. 8, t2 = t1/5, U = 1, at most 2 a site, N = 4, t1 = 0.05, 0.1, 0.2, 0.3: mu_e and the
+    localisation lengths by exact diagonalisation; hard-core lengths from free fermions; the lone dimer's closed form."""
+    t1_values = [0.05, 0.1, 0.2, 0.3]
+    exact = [edge_state_lengths(superlattice_chain(L=9, t1=t1, t2=t1 / 5, U=1.0, n_max=2), 4) for t1 in t1_values]
+    hard_core = [edge_state_lengths(superlattice_chain(L=9, t1=t1, t2=t1 / 5, U=1.0, n_max=1), 4) for t1 in t1_values]
+    return IndependentValues({"edge_chemical_potentials": [mu for mu, _, _ in exact],
+                              "particle_localisation_lengths": [xi_p for _, xi_p, _ in exact],
+                              "hole_localisation_lengths": [xi_h for _, _, xi_h in exact]}, {
+        "hard-core particle state is a free fermion": [xi_p for _, xi_p, _ in hard_core],
+        "hard-core hole state is a free fermion": [xi_h for _, _, xi_h in hard_core],
+        "the second boson on a strong dimer": [0.5 - np.sqrt(0.25 + 4 * t1**2) + t1 for t1 in t1_values]})
 
 
 def grusdt2013_superlattice_trap_interface() -> IndependentValues:
@@ -436,6 +450,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "choo2018-heisenberg-momentum": choo2018_heisenberg_momentum,
     "grusdt2013-superlattice-edge-states": grusdt2013_superlattice_edge_states,
     "grusdt2013-superlattice-trap-interface": grusdt2013_superlattice_trap_interface,
+    "grusdt2013-superlattice-edge-scan": grusdt2013_superlattice_edge_scan,
 }
 """Task id -> the computation of its independent values."""
 

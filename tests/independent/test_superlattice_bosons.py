@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from physvec.independent.superlattice_bosons import (
-    canonical_ground_state, grand_canonical_ground_state, hard_core_density, superlattice_chain,
+    canonical_ground_state, edge_state_lengths, grand_canonical_ground_state, hard_core_density, participation_length,
+    superlattice_chain,
 )
 
 
@@ -72,3 +73,19 @@ def test_a_chemical_potential_must_come_alone():
         hard_core_density(chain, N=1, mu=0.0)
     with pytest.raises(ValueError, match="do not fit"):
         canonical_ground_state(chain, 4)
+
+
+def test_the_participation_length_counts_the_sites_an_excess_spreads_over():
+    # an excess of 0.1 on four sites (and a deficit elsewhere, ignored): (4 x 0.1)^2 / (4 x 0.01) = 4
+    assert participation_length([0.6, 0.6, 0.6, 0.6, 0.2, 0.5], 1) == pytest.approx(4.0)
+    assert participation_length([0.6, 0.6, 0.6, 0.6, 0.2, 0.5], -1) == pytest.approx(1.0)
+    assert participation_length([0.5, 0.5], 1) == 0.0
+
+
+def test_hard_core_edge_states_have_the_free_fermion_edge_level_and_the_exact_lengths():
+    chain = superlattice_chain(L=7, t1=0.2, t2=0.04, U=1.0, n_max=1, first_site=0)
+    exact_hole, exact_particle = canonical_ground_state(chain, 3), canonical_ground_state(chain, 4)
+    mu_e, xi_p, xi_h = edge_state_lengths(chain, 3)
+    assert mu_e == pytest.approx(exact_particle.energy - exact_hole.energy, abs=1e-12)
+    assert xi_p == pytest.approx(participation_length(exact_particle.density, 1), rel=1e-9)
+    assert xi_h == pytest.approx(participation_length(exact_hole.density, -1), rel=1e-9)

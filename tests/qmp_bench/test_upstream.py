@@ -309,3 +309,22 @@ def test_the_superlattice_trap_panel_fills_every_hard_core_orbital_below_mu(tmp_
     bonds = np.where(labels[:-1] % 2 == 1, 0.2, 0.04)
     levels, orbitals = np.linalg.eigh(np.diag(potential) - np.diag(bonds, 1) - np.diag(bonds, -1))
     assert check["expected"] == pytest.approx((orbitals[:, levels < 0.55] ** 2).sum(axis=1), abs=1e-9)
+
+
+def test_the_edge_scan_panels_hold_hard_core_lengths_to_the_ssh_zero_mode(tmp_path):
+    # PRL 110, 260405 (2013), Fig. 2 (e, f): with chiral symmetry the filled lower band leaves n_j = (1 -+ |phi_0(j)|^2)/2
+    # in the hole and particle states, so both lengths are the participation ratio of the zero mode |phi_0|^2,
+    # computed here from numpy's eigenvectors of the 33-site hopping matrix directly
+    for name in ("task_dmrg_6_3.json", "task_dmrg_6_4.json"):
+        panel = read_upstream(UPSTREAM / "tasks" / "dmrg" / name)
+        assert panel.overlay.size.startswith("scaled: L = 33 of 65")
+        assertions = json.loads(load_task(compile_task(panel, tmp_path / name)).assertions_path.read_text())
+        checks = [a for a in assertions["assertions"] if a["name"].startswith("independent hard-core")]
+        bonds = [1.0 if j % 2 else 0.2 for j in range(32)]
+        levels, orbitals = np.linalg.eigh(-np.diag(bonds, 1) - np.diag(bonds, -1))
+        weight = orbitals[:, np.argmin(np.abs(levels))] ** 2
+        ratio = weight.sum() ** 2 / np.sum(weight ** 2)
+        assert {check["observable"] for check in checks} == {"particle_localisation_lengths", "hole_localisation_lengths"}
+        for check in checks:
+            assert check["overrides"] == {"n_max": 1}
+            assert check["expected"] == pytest.approx([ratio] * 6, rel=1e-6)

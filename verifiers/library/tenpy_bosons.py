@@ -6,13 +6,16 @@ eps_j = omega (j + 1/2)^2 plus ``step`` on the sites step_first .. step_last (it
 holds at most n_max bosons (TeNPy's BosonSite cap).  TeNPy's BoseHubbardChain adds -mu_j n_j, so the potential
 enters as mu_j = mu - eps_j.
 
-Two pipelines: at a fixed number N of bosons (the open chain of Fig. 2, where the paper's grand-canonical states
-below and above the edge's critical chemical potential mu_e are the ground states of N and N + 1 bosons), and at a
-fixed chemical potential mu (the trap of Fig. 3).  Both are checked against exact diagonalisation and, at n_max = 1,
-against free fermions (independent/superlattice_bosons.py) in tests/verifiers/library/.
+Three pipelines: at a fixed number N of bosons (the open chain of Fig. 2, where the paper's grand-canonical states
+below and above the edge's critical chemical potential mu_e are the ground states of N and N + 1 bosons), the same
+along t1 with mu_e and the localisation lengths (Fig. 2 e, f), and at a fixed chemical potential mu (the trap of
+Fig. 3).  All are checked against exact diagonalisation and, at n_max = 1, against free fermions
+(independent/superlattice_bosons.py) in tests/verifiers/library/.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from tenpy.models.hubbard import BoseHubbardChain
@@ -91,6 +94,47 @@ def observable_edge_chemical_potential(model: BoseHubbardChain, psi_added: MPS, 
     return float(np.real(model.H_MPO.expectation_value(psi_added))) - energy
 
 
+def effector_edge_states_over_t1(L: int, t1_values: list[float], t1_over_t2: float, U: float, n_max: int,
+                                 first_site: int, N: int, chi_max: int, svd_min: float, max_sweeps: int
+                                 ) -> list[dict[str, Any]]:
+    """The ground states of N and N + 1 bosons at each t1 (t2 = t1 / t1_over_t2, no potential): their energies and
+    densities, the paper's hole and particle edge states along its Fig. 2 (e, f) axis."""
+    points = []
+    for t1 in t1_values:
+        hoppings = lattice_superlattice_hoppings(L, t1, t1 / t1_over_t2, first_site)
+        model = hamiltonian_superlattice_bose_hubbard(L, U, n_max, hoppings, [0.0] * L)
+        point: dict[str, Any] = {"t1": t1}
+        for bosons, suffix in ((N, ""), (N + 1, "_added_boson")):
+            psi = initialstate_bosons(model, bosons)
+            point["energy" + suffix] = effector_dmrg(psi, model, chi_max, svd_min, max_sweeps)
+            point["density" + suffix] = observable_boson_density(psi)
+        points.append(point)
+    return points
+
+
+def observable_edge_chemical_potentials(edge_scan: list[dict[str, Any]]) -> list[float]:
+    """mu_e = E(N + 1) - E(N) at each t1 (the paper's Fig. 2e black circles)."""
+    return [point["energy_added_boson"] - point["energy"] for point in edge_scan]
+
+
+def _participation_length(density: list[float], sign: int) -> float:
+    """(sum Dn)^2 / sum Dn^2 of Dn_j = max(0, sign (n_j - 1/2)); 0 where no site is in excess."""
+    excess = np.clip(sign * (np.asarray(density) - 0.5), 0.0, None)
+    total, squares = float(excess.sum()), float(np.sum(excess ** 2))
+    return total ** 2 / squares if squares > 0 else 0.0
+
+
+def observable_particle_localisation_lengths(edge_scan: list[dict[str, Any]]) -> list[float]:
+    """xi_p at each t1: the participation ratio (sum Dn)^2 / sum Dn^2 of the density's excess above 1/2 in the particle
+    state (the paper's Fig. 2f)."""
+    return [_participation_length(point["density_added_boson"], 1) for point in edge_scan]
+
+
+def observable_hole_localisation_lengths(edge_scan: list[dict[str, Any]]) -> list[float]:
+    """xi_h at each t1: the same of the density's deficit below 1/2 in the hole state."""
+    return [_participation_length(point["density"], -1) for point in edge_scan]
+
+
 SUPERLATTICE_BOSE_HUBBARD = BackgroundPipeline(
     backend="tenpy", name="superlattice_bose_hubbard",
     model="superlattice_bose_hubbard", lattice="chain", method="dmrg",
@@ -128,4 +172,19 @@ SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL = BackgroundPipeline(
 """The trapped chain with a potential step at fixed mu: Grusdt et al.'s Fig. 3 interfaces between n = 1 and n = 1/2
 Mott insulators."""
 
-PIPELINES = (SUPERLATTICE_BOSE_HUBBARD, SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL)
+SUPERLATTICE_EDGE_SCAN = BackgroundPipeline(
+    backend="tenpy", name="superlattice_edge_scan",
+    model="superlattice_bose_hubbard_edge_scan", lattice="chain", method="dmrg",
+    params={"L": 9, "t1_values": [0.05, 0.1, 0.2], "t1_over_t2": 5.0, "U": 1.0, "n_max": 2, "first_site": 0, "N": 4,
+            "chi_max": 32, "svd_min": 1e-10, "max_sweeps": 10},
+    steps=(
+        BackgroundStep("effector", effector_edge_states_over_t1, "edge_scan"),
+        BackgroundStep("observable", observable_edge_chemical_potentials, "edge_chemical_potentials"),
+        BackgroundStep("observable", observable_particle_localisation_lengths, "particle_localisation_lengths"),
+        BackgroundStep("observable", observable_hole_localisation_lengths, "hole_localisation_lengths"),
+    ),
+)
+"""The open chain's hole and particle states along t1: mu_e and the localisation lengths (Grusdt et al.'s Fig. 2 e,
+f)."""
+
+PIPELINES = (SUPERLATTICE_BOSE_HUBBARD, SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL, SUPERLATTICE_EDGE_SCAN)

@@ -17,7 +17,7 @@ from typing import Any
 from physvec.taskfiles.task import ProposerSpec
 from physvec.verifiers.certificate import Certificate, Obligation, Outcome, digest
 from physvec.verifiers.execution import figure_obligation, results_obligation
-from physvec.verifiers.library import best_pipeline, pipeline_for_spec
+from physvec.verifiers.library import best_pipeline, pipeline_for_spec, pipeline_named, pipelines_for
 from physvec.verifiers.library.composer import library_problem
 from physvec.verifiers.programming.contract import ElementFunction, ScriptContract, analyse_script, contract_obligations
 from physvec.verifiers.programming.differential import differential_obligation, plan_differential
@@ -46,6 +46,17 @@ def _background(spec: ProposerSpec | None, backend: str, script_params: dict[str
     return background.name if background is not None and background is preferred else None
 
 
+def _host(name: str, backend: str, background: str | None, script_params: dict[str, Any]) -> str | None:
+    """The pipeline a function's unit test runs in: the script's background, unless that has no step of this name
+    while another library pipeline has one (a library function a composed step calls, such as the super-lattice
+    scan's Hamiltonian); then that pipeline, whose earlier steps make the function's inputs."""
+    chosen = pipeline_named(backend, background) if background else best_pipeline(backend, script_params)
+    if chosen is None or any(step.function.__name__ == name for step in chosen.steps):
+        return background
+    host = next((p for p in pipelines_for(backend) if any(step.function.__name__ == name for step in p.steps)), None)
+    return background if host is None else host.name
+
+
 def _unit_tests(contract: ScriptContract, backend: str, workdir: Path, spec: ProposerSpec | None = None
                 ) -> tuple[list[UnitTest], list[Obligation]]:
     """A unit test per element function (with its differential test where the task's spec makes one), and the
@@ -61,13 +72,14 @@ def _unit_tests(contract: ScriptContract, backend: str, workdir: Path, spec: Pro
         if isinstance(plan, Obligation):
             obligations.append(plan)
             plan = None
-        program = unit_test_program(contract, function, backend, pipeline=background, differential=plan)
+        host = _host(function.name, backend, background, contract.params or {})
+        program = unit_test_program(contract, function, backend, pipeline=host, differential=plan)
         if not embeds_identically(program, contract, function.name):
             obligations.append(Obligation(name=f"unit:{function.name}", category=UNIT, outcome=Outcome.ERROR,
                                           message="the test program does not embed the function byte-identically"))
             continue
         tests.append(UnitTest(function, program, workdir / "unit" / function.name, differential=plan,
-                              pipeline=background))
+                              pipeline=host))
     return tests, obligations
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import pytest
 
 from physvec.independent.superlattice_bosons import (
-    canonical_ground_state, grand_canonical_ground_state, hard_core_density, superlattice_chain,
+    canonical_ground_state, edge_state_lengths, grand_canonical_ground_state, hard_core_density, superlattice_chain,
 )
 from physvec.verifiers.library.tenpy_bosons import (
-    SUPERLATTICE_BOSE_HUBBARD, SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL, lattice_superlattice_potential,
+    SUPERLATTICE_BOSE_HUBBARD, SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL, SUPERLATTICE_EDGE_SCAN,
+    lattice_superlattice_potential,
 )
 
 
@@ -71,3 +72,23 @@ def test_hard_core_bosons_in_the_trap_fill_the_free_fermion_orbitals_below_mu():
               "step_first": -3, "step_last": 2, "n_max": 1}
     namespace = SUPERLATTICE_BOSE_HUBBARD_GRAND_CANONICAL.run(**params)
     assert namespace["density"] == pytest.approx(hard_core_density(_chain(params), mu=params["mu"]), abs=1e-5)
+
+
+def test_the_edge_scan_matches_exact_diagonalisation_at_every_t1():
+    params = SUPERLATTICE_EDGE_SCAN.params
+    namespace = SUPERLATTICE_EDGE_SCAN.run()
+    for index, t1 in enumerate(params["t1_values"]):
+        chain = superlattice_chain(L=params["L"], t1=t1, t2=t1 / params["t1_over_t2"], U=params["U"],
+                                   n_max=params["n_max"], first_site=params["first_site"])
+        mu_e, xi_p, xi_h = edge_state_lengths(chain, params["N"])
+        assert namespace["edge_chemical_potentials"][index] == pytest.approx(mu_e, abs=1e-8)
+        assert namespace["particle_localisation_lengths"][index] == pytest.approx(xi_p, abs=1e-5)
+        assert namespace["hole_localisation_lengths"][index] == pytest.approx(xi_h, abs=1e-5)
+
+
+def test_the_particle_state_spreads_as_t1_grows_while_the_hole_stays_at_the_edge():
+    # the paper's Fig. 2 (f): xi_p grows towards (t1/U)_c, xi_h stays about one site
+    namespace = SUPERLATTICE_EDGE_SCAN.run()
+    particle, hole = namespace["particle_localisation_lengths"], namespace["hole_localisation_lengths"]
+    assert particle[0] < particle[1] < particle[2]
+    assert all(xi_h < 1.5 for xi_h in hole)

@@ -161,3 +161,20 @@ def test_the_script_cannot_forge_its_own_unit_tests(tmp_path, warm):
     assert executes.outcome is Outcome.CERTIFIED
     unit = next(o for o in certificate.obligations if o.name == "unit:lattice_sites")
     assert unit.outcome is Outcome.FAILED and "annotation" in unit.message
+
+
+def test_a_library_function_a_composed_step_calls_is_unit_tested_in_the_pipeline_that_has_it(tmp_path):
+    # the super-lattice scan's effector builds the Hamiltonian and runs DMRG itself: those functions are in its script
+    # but no step of the scan pipeline, whose namespace holds no hoppings to build a Hamiltonian from
+    from physvec.qmp_bench.catalogue import bench_tasks
+    from physvec.taskfiles.loading import load_task
+    from physvec.verifiers.library.composer import compose_script
+    from physvec.verifiers.programming import _unit_tests
+
+    (bench,) = bench_tasks("dmrg/grusdt2013-superlattice-edge-scan")
+    task = load_task(bench.task_file).task
+    contract = analyse_script(compose_script(task.spec, "tenpy").script)
+    tests, _ = _unit_tests(contract, "tenpy", tmp_path, task.spec)
+    pipelines = {test.function.name: test.pipeline for test in tests}
+    assert pipelines["hamiltonian_superlattice_bose_hubbard"] == "superlattice_bose_hubbard"
+    assert pipelines["effector_edge_states_over_t1"] == "superlattice_edge_scan"
