@@ -276,3 +276,17 @@ def exact_ladder_leg_correlation(L: int, t: float, U: float, A: float, N_up: int
     state = exact_sector_ground_state(ladder_bonds(L), np.repeat(trap(L, A), 2), t, U, N_up, N_down)
     rungs = [((L - 1 - l) // 2, (L - 1 - l) // 2 + l) for l in range(1, L)]
     return state.energy, [state.magnetisation_correlation(2 * i, 2 * j) for i, j in rungs]
+
+
+def exact_ladder_spin_gap(L: int, t: float, U: float, N: int) -> float:
+    """E(N + 1, N - 1) - E(N, N) on the ladder of L rungs without trap: the spin gap by sector exact diagonalisation."""
+    bonds, potential = ladder_bonds(L), np.zeros(2 * L)
+    return (exact_lattice_ground_state(bonds, potential, t, U, N + 1, N - 1)[0]
+            - exact_lattice_ground_state(bonds, potential, t, U, N, N)[0])
+
+
+def free_fermion_ladder_spin_gap(L: int, t: float, N: int) -> float:
+    """The spin gap without interaction: one fermion moved from the N-th to the (N + 1)-th orbital of the ladder."""
+    levels = np.linalg.eigvalsh(hopping_matrix(ladder_bonds(L), 2 * L, t))
+    return float(levels[N] - levels[N - 1])
+

@@ -100,6 +100,12 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     "np.real(psi.correlation_function", "np.imag(psi.correlation_function"),
         Replacement("filling", "density correlation in place of the pair's", "observable_onsite_pair_correlation",
                     '"Cdd Cdu", "Cu Cd"', '"Nu", "Nd"'),
+        Replacement("sign", "spin gap of the wrong sign", "effector_spin_gaps_over_u",
+                    "energies[1] - energies[0]", "energies[0] - energies[1]"),
+        Replacement("filling", "two electrons added instead of a spin turned over", "effector_spin_gaps_over_u",
+                    "(N_up + 1, N_down - 1)", "(N_up + 1, N_down + 1)"),
+        Replacement("trap/scale", "the first U at every point", "effector_spin_gaps_over_u",
+                    "for U in U_values:", "for U in U_values[:1] * len(U_values):"),
         # On an odd chain with no potential the other dimerisation is the mirror image: the edge scan's mu_e and
         # participation ratios cannot tell them apart
         Replacement("boundary", "t1 on the even bonds: the other dimerisation", "lattice_superlattice_hoppings",

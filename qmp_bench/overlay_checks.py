@@ -16,8 +16,8 @@ import numpy as np
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
-    free_fermion_density, free_fermion_ladder_pair_correlation, free_fermion_pair_correlation, hopping_matrix,
-    ladder_bonds,
+    exact_ladder_spin_gap, free_fermion_density, free_fermion_ladder_pair_correlation, free_fermion_pair_correlation,
+    hopping_matrix, ladder_bonds,
 )
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import vqe_results
@@ -113,6 +113,18 @@ def ladder_pair_free_fermions(spec: ProposerSpec) -> IndependentChecks:
          or RUN_FUNCTION, "overrides": {"U": 0.0, "L": L, "N_up": N, "N_down": N},
          "observable": "rung_pair_correlation", "atol": 1e-3, "expected": [round(v, 10) for v in pairs],
          "reference": "U = 0: Wick's theorem with the ladder's one-body density matrix (numpy, no TeNPy)"}])
+
+
+def ladder_spin_gap_exact(spec: ProposerSpec) -> IndependentChecks:
+    """The spin gap at the task's U values on the half-filled 2 x 4 ladder by sector exact diagonalisation
+    (independent/hubbard.py, no TeNPy), where DMRG is exact: the same pipeline, turned to a size ED holds."""
+    L = 4
+    gaps = [exact_ladder_spin_gap(L, spec.parameters["t"], U, L) for U in spec.parameters["U_values"]]
+    return IndependentChecks(assertions=[
+        {"kind": "limiting_case", "name": "independent exact spin gaps on 2 x 4", "run": spec.run or RUN_FUNCTION,
+         "overrides": {"L": L, "N_up": L, "N_down": L}, "observable": "spin_gaps", "atol": 1e-4,
+         "expected": [round(gap, 10) for gap in gaps],
+         "reference": "E(5, 3) - E(4, 4) by exact diagonalisation in both sectors (independent/hubbard.py)"}])
 
 
 def superlattice_hard_core(spec: ProposerSpec) -> IndependentChecks:
@@ -369,7 +381,7 @@ INDEPENDENT: dict[str, Callable[[ProposerSpec], IndependentChecks]] = {
     "hubbard_ring_iqpe": hubbard_ring_iqpe, "spin_quench_exact": spin_quench_exact,
     "modified_haldane_shastry_exact": modified_haldane_shastry_exact,
     "momentum_spectrum_exact": momentum_spectrum_exact, "superlattice_hard_core": superlattice_hard_core,
-    "superlattice_edge_scan_hard_core": superlattice_edge_scan_hard_core}
+    "superlattice_edge_scan_hard_core": superlattice_edge_scan_hard_core, "ladder_spin_gap_exact": ladder_spin_gap_exact}
 """Name -> the computation of an overlay's independent checks, from its spec alone."""
 
 

@@ -22,9 +22,10 @@ from physvec.taskfiles.loading import load_assertions, load_library
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
 from physvec.independent.hubbard import (
-    chain_bonds, exact_ladder_pair_correlation, exact_lattice_ground_state, exact_onsite_pair_correlation,
-    free_fermion_density, free_fermion_ladder_pair_correlation, free_fermion_pair_correlation, hopping_matrix,
-    ladder_bonds, single_particle_hamiltonian, trap,
+    chain_bonds, exact_ladder_pair_correlation, exact_ladder_spin_gap, exact_lattice_ground_state,
+    exact_onsite_pair_correlation, free_fermion_density, free_fermion_ladder_pair_correlation,
+    free_fermion_ladder_spin_gap, free_fermion_pair_correlation, hopping_matrix, ladder_bonds,
+    single_particle_hamiltonian, trap,
 )
 from physvec.independent.hubbard_iqpe import iqpe_results
 from physvec.independent.hubbard_vqe import snake, vqe_results
@@ -33,7 +34,8 @@ from physvec.independent.quench import domain_wall_magnetizations, quench_energy
 from physvec.independent.spin_quench import ising_ring, quench
 from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
 from physvec.independent.spin_chains import (
-    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_sector_energy, heisenberg_torus_ground_energy,
+    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_bonds_sector_energy, heisenberg_sector_energy,
+    heisenberg_torus_ground_energy,
     ising_zz_x,
     open_tfi_free_fermion_energy,
 )
@@ -178,6 +180,15 @@ def grusdt2013_superlattice_trap_interface() -> IndependentValues:
         "hard-core bosons are free fermions": hard_core_density(chain(n_max=1), mu=0.55),
         "atomic limit": alone,
         "one boson on a lone dimer": -0.2})
+
+
+def noack1994_ladder_spin_gap() -> IndependentValues:
+    """Two-leg ladder, 4 rungs, t = 1, half filling: E(5, 3) - E(4, 4) by sector exact diagonalisation at each U; at
+    U = 0 one level spacing of the hopping matrix; at U = 400 the Heisenberg ladder's gap times J = 4 t^2 / U."""
+    heisenberg = [heisenberg_bonds_sector_energy(ladder_bonds(4), 8, 1.0, sz) for sz in (0, 1)]
+    return IndependentValues({"spin_gaps": [exact_ladder_spin_gap(4, 1.0, U, 4) for U in (2.0, 4.0, 8.0, 16.0)]}, {
+        "free fermions": [free_fermion_ladder_spin_gap(4, 1.0, 4)],
+        "Heisenberg ladder at strong repulsion": [(heisenberg[1] - heisenberg[0]) / 400]})
 
 
 def _quench(L: int, h: float, time: float) -> IndependentValues:
@@ -423,6 +434,7 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "tezuka2008-onsite-pairs": tezuka2008_onsite_pairs,
     "noack1994-hubbard-ladder": noack1994_hubbard_ladder,
     "noack1994-ladder-pair-field": noack1994_ladder_pair_field,
+    "noack1994-ladder-spin-gap": noack1994_ladder_spin_gap,
     "lloyd1996-trotter-quench": lloyd1996_trotter_quench,
     "kandala2017-vqe-tfi": kandala2017_vqe_tfi,
     "childs2021-trotter-error": childs2021_trotter_error,

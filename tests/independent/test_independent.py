@@ -271,3 +271,19 @@ def test_the_four_by_four_heisenberg_torus_has_its_published_energy():
     # diagonalisation, Oitmaa and Betts, Can. J. Phys. 56, 897 (1978)); Pauli units are four times that
     assert len(torus_bonds(4)) == 32
     assert heisenberg_bonds_sector_energy(torus_bonds(4), 16, 1.0, 0) / 4 / 16 == pytest.approx(-0.701780, abs=1e-6)
+
+
+def test_the_ladder_spin_gap_without_interaction_moves_one_fermion_up_a_level():
+    from physvec.independent.hubbard import exact_ladder_spin_gap, free_fermion_ladder_spin_gap
+
+    # 2 x 4 ladder, t_x = t_y = 1: levels -+1 - 2 cos(pi m / 5); the 4th and 5th are -1 + 2 cos(2 pi / 5) and its negative
+    assert exact_ladder_spin_gap(4, 1.0, 0.0, 4) == pytest.approx(free_fermion_ladder_spin_gap(4, 1.0, 4), abs=1e-10)
+    assert free_fermion_ladder_spin_gap(4, 1.0, 4) == pytest.approx(2 - 4 * math.cos(2 * math.pi / 5), abs=1e-12)
+
+
+def test_the_ladder_spin_gap_at_strong_repulsion_is_the_heisenberg_ladders_in_units_of_4t2_over_u():
+    from physvec.independent.hubbard import exact_ladder_spin_gap, ladder_bonds
+
+    # half filling, U >> t: H = J sum (S.S - 1/4), J = 4 t^2 / U; in Pauli units the gap is J (E1 - E0) / 4
+    heisenberg = [heisenberg_bonds_sector_energy(ladder_bonds(3), 6, 1.0, sz) for sz in (0, 1)]
+    assert exact_ladder_spin_gap(3, 1.0, 400.0, 3) == pytest.approx((heisenberg[1] - heisenberg[0]) / 400, rel=1e-3)

@@ -328,3 +328,17 @@ def test_the_edge_scan_panels_hold_hard_core_lengths_to_the_ssh_zero_mode(tmp_pa
         for check in checks:
             assert check["overrides"] == {"n_max": 1}
             assert check["expected"] == pytest.approx([ratio] * 6, rel=1e-6)
+
+
+def test_the_spin_gap_panel_holds_the_paper_s_2_x_16_gap_and_ed_on_2_x_4(tmp_path):
+    # PRL 73, 882 (1994), text on Fig. 3: 0.151 t_y on 2 x 16 and 0.132 t_y on 2 x 32 at U = 8; without interaction
+    # the 2 x 4 gap is one level spacing of the hopping matrix, 2 - 4 cos(2 pi / 5), which the exact check must hold
+    panel = read_upstream(UPSTREAM / "tasks" / "dmrg" / "task_dmrg_2_3.json")
+    assert panel.overlay.size.startswith("scaled: 2 x 16 of 2 x 32")
+    assertions = json.loads(load_task(compile_task(panel, tmp_path / "16")).assertions_path.read_text())["assertions"]
+    (paper,) = [a for a in assertions if a.get("name") == "paper spin gap at U = 8 on 2 x 16"]
+    assert (paper["observable"], paper["expected"]) == ("spin_gaps.1", 0.151)
+    (exact,) = [a for a in assertions if a.get("name") == "independent exact spin gaps on 2 x 4"]
+    assert exact["overrides"] == {"L": 4, "N_up": 4, "N_down": 4} and len(exact["expected"]) == 3
+    published = load_task(compile_task(at_published_size(panel), tmp_path / "32")).task
+    assert (published.spec.parameters["L"], published.spec.parameters["chi_max"]) == (32, 400)

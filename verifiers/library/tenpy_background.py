@@ -259,5 +259,29 @@ HUBBARD_LADDER_CORRELATION = BackgroundPipeline(
 )
 """The ladder (A = 0: no trap) at half filling: density and the leg spin correlation S11 (Noack et al. 1994)."""
 
+def effector_spin_gaps_over_u(L: int, t: float, U_values: list[float], A: float, N_up: int, N_down: int, chi_max: int,
+                              svd_min: float, max_sweeps: int) -> list[float]:
+    """Delta_spin = E(N_up + 1, N_down - 1) - E(N_up, N_down) at each U: the energy of turning one spin over (the
+    lowest S_z = 1 state above the S_z = 0 ground state, Noack, White & Scalapino's Fig. 3), two DMRG runs a point."""
+    trap = lattice_harmonic_trap(L, A)
+    gaps = []
+    for U in U_values:
+        model = hamiltonian_trapped_hubbard_ladder(L, t, U, trap)
+        energies = [effector_dmrg(initialstate_fermions(model, up, down), model, chi_max, svd_min, max_sweeps)
+                    for up, down in ((N_up, N_down), (N_up + 1, N_down - 1))]
+        gaps.append(energies[1] - energies[0])
+    return gaps
+
+
+HUBBARD_LADDER_SPIN_GAP = BackgroundPipeline(
+    backend="tenpy", name="hubbard_ladder_spin_gap",
+    model="hubbard_ladder_spin_gap", lattice="ladder", method="dmrg",
+    params={"L": 3, "t": 1.0, "U_values": [0.0, 8.0], "A": 0.0, "N_up": 3, "N_down": 3, "chi_max": 64, "svd_min": 1e-10,
+            "max_sweeps": 10},
+    steps=(BackgroundStep("effector", effector_spin_gaps_over_u, "spin_gaps"),),
+)
+"""The ladder's spin gap along U (Noack et al. 1994, Fig. 3): each point runs the ladder's own Hamiltonian, start and
+DMRG in two S_z sectors."""
+
 PIPELINES = (HEISENBERG_CHAIN, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER, TRAPPED_HUBBARD_SPIN_RESOLVED,
-             HUBBARD_LADDER_CORRELATION)
+             HUBBARD_LADDER_CORRELATION, HUBBARD_LADDER_SPIN_GAP)

@@ -11,11 +11,12 @@ import pytest
 
 from physvec.independent.hubbard import (
     exact_ground_state, exact_ladder_ground_state, exact_ladder_leg_correlation, exact_ladder_pair_correlation,
-    exact_onsite_pair_correlation, exact_spin_densities,
+    exact_ladder_spin_gap, exact_onsite_pair_correlation, exact_spin_densities,
 )
 from physvec.verifiers.library.tenpy_background import (
-    HEISENBERG_CHAIN, HUBBARD_LADDER_CORRELATION, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN, TRAPPED_HUBBARD_LADDER,
-    TRAPPED_HUBBARD_SPIN_RESOLVED, hamiltonian_trapped_hubbard, initialstate_fermions, lattice_harmonic_trap,
+    HEISENBERG_CHAIN, HUBBARD_LADDER_CORRELATION, HUBBARD_LADDER_SPIN_GAP, TFI_CHAIN, TRAPPED_HUBBARD_CHAIN,
+    TRAPPED_HUBBARD_LADDER, TRAPPED_HUBBARD_SPIN_RESOLVED, hamiltonian_trapped_hubbard, initialstate_fermions,
+    lattice_harmonic_trap,
 )
 
 
@@ -161,3 +162,10 @@ def test_a_truncated_dmrg_state_is_returned_in_canonical_form_so_the_densities_s
     namespace = TRAPPED_HUBBARD_SPIN_RESOLVED.run(L=12, N_up=4, N_down=2, chi_max=32, max_sweeps=3)
     assert np.linalg.norm(namespace["psi"].norm_test()) < 1e-10
     assert (sum(namespace["density_up"]), sum(namespace["density_down"])) == pytest.approx((4.0, 2.0), abs=1e-9)
+
+
+def test_the_spin_gap_scan_matches_exact_diagonalisation_at_every_u():
+    p = HUBBARD_LADDER_SPIN_GAP.params
+    expected = [exact_ladder_spin_gap(p["L"], p["t"], U, p["N_up"]) for U in p["U_values"]]
+    assert HUBBARD_LADDER_SPIN_GAP.run()["spin_gaps"] == pytest.approx(expected, abs=1e-7)
+
