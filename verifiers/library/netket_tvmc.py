@@ -81,20 +81,25 @@ def item_spin_probes(graph: nk.graph.Graph) -> dict[str, nk.operator.LocalOperat
             "nn_correlation": sum(sz(hilbert, i) * sz(hilbert, j) for i, j in bonds) * (1.0 / len(bonds))}
 
 
-def ansatz_rbm_complex(alpha: int) -> nk.models.RBM:
-    """An RBM with complex weights and biases and a visible bias (the paper's network)."""
-    return nk.models.RBM(alpha=alpha, param_dtype=complex)
+def ansatz_rbm_complex(alpha: int | list[int]) -> list[nk.models.RBM]:
+    """RBMs with complex weights and biases and a visible bias (the paper's network), one per hidden-unit density:
+    a number is one network for every curve, a list one network per entry (the convergence in alpha of the
+    paper's Fig. 6)."""
+    densities = [alpha] if isinstance(alpha, int) else list(alpha)
+    return [nk.models.RBM(alpha=density, param_dtype=complex) for density in densities]
 
 
-def effector_tvmc(hamiltonians: list[dict[str, nk.operator.LocalOperator]], model: nk.models.RBM,
+def effector_tvmc(hamiltonians: list[dict[str, nk.operator.LocalOperator]], models: list[nk.models.RBM],
                   probes: dict[str, nk.operator.LocalOperator], n_iter: int, learning_rate: float, diag_shift: float,
                   dt: float, times: list[float], seed: int) -> list[dict[str, Any]]:
     """Per curve: the network optimised to the ground state of "before" (SR, n_iter steps, exact sums), its energy
-    there, then t-VMC under "after" with RK4 steps of dt, recording every probe and the energy at each of times."""
+    there, then t-VMC under "after" with RK4 steps of dt, recording every probe and the energy at each of times.
+    Curve i pairs quench i with network i; a list of one entry repeats for every curve."""
     if sorted(times) != list(times) or times[0] < 0:
         raise ValueError("times must be increasing from t >= 0")
     curves = []
-    for pair in hamiltonians:
+    for i in range(max(len(hamiltonians), len(models))):
+        pair, model = hamiltonians[i % len(hamiltonians)], models[i % len(models)]
         state = nk.vqs.FullSumState(pair["before"].hilbert, model, seed=seed)
         ground = nk.driver.VMC(pair["before"], nk.optimizer.Sgd(learning_rate), variational_state=state,
                                preconditioner=nk.optimizer.SR(diag_shift=diag_shift))
@@ -157,7 +162,7 @@ def observable_quench_energies(evolutions: list[dict[str, Any]]) -> list[list[fl
 
 _TRAINING = {"alpha": 2, "n_iter": 300, "learning_rate": 0.05, "diag_shift": 0.01, "dt": 0.01, "seed": 0}
 _COMMON_STEPS = (BackgroundStep("item", item_spin_probes, "probes"),
-                 BackgroundStep("ansatz", ansatz_rbm_complex, "model"),
+                 BackgroundStep("ansatz", ansatz_rbm_complex, "models"),
                  BackgroundStep("effector", effector_tvmc, "evolutions"),
                  BackgroundStep("observable", observable_ground_energies, "energies"),
                  BackgroundStep("observable", observable_energy, "energy"),

@@ -60,3 +60,17 @@ def test_curves_and_bad_input():
         XXZ_QUENCH_TVMC.steps[1].function(XXZ_QUENCH_TVMC.steps[0].function(4), 1.0, 0.5, "domain wall")
     assert pipeline_for_spec("netket", "xxz", "ring", "tvmc") is XXZ_QUENCH_TVMC
     assert pipeline_for_spec("netket", "transverse_field_ising", "ring", "tvmc") is ISING_QUENCH_TVMC
+
+
+def test_one_curve_per_hidden_unit_density_each_following_exact_evolution():
+    # the convergence panel (Fig. 6): one quench, one curve per alpha; every network of four spins follows exact
+    # evolution, and the larger network prepares the ground state at least as well
+    run = ISING_QUENCH_TVMC.run(alpha=[1, 2], times=TIMES)
+    exact = quench(ising_ring(4, 1.0), ising_ring(4, 0.5), 4, TIMES)
+    assert len(run["transverse_polarizations"]) == 2
+    for curve in run["transverse_polarizations"]:
+        assert np.asarray(curve) == pytest.approx(exact["transverse_polarization"], abs=5e-3)
+    errors = [abs(energy - exact["ground_energy"]) for energy in run["energies"]]
+    assert errors[1] <= errors[0] + 1e-6
+    models = ISING_QUENCH_TVMC.steps[3].function([1, 2, 4])
+    assert [model.alpha for model in models] == [1, 2, 4]
