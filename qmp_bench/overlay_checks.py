@@ -296,7 +296,7 @@ def spin_quench_exact(spec: ProposerSpec) -> IndependentChecks:
     ising = spec.model == "transverse_field_ising"
     starts, ends = ([value] if isinstance(value, (int, float)) else list(value)
                     for value in ((p["h"], p["h_quench"]) if ising else (p["Jz"], p["Jz_quench"])))
-    networks = 1 if isinstance(p.get("alpha", 1), int) else len(p["alpha"])  # a curve per network, same quench
+    networks = 1 if isinstance(p.get("alpha", 1), (int, float)) else len(p["alpha"])  # a curve per network, same quench
     curves = []
     for i in range(max(len(starts), len(ends), networks)):
         start, end = starts[i % len(starts)], ends[i % len(ends)]

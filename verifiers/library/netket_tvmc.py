@@ -81,11 +81,11 @@ def item_spin_probes(graph: nk.graph.Graph) -> dict[str, nk.operator.LocalOperat
             "nn_correlation": sum(sz(hilbert, i) * sz(hilbert, j) for i, j in bonds) * (1.0 / len(bonds))}
 
 
-def ansatz_rbm_complex(alpha: int | list[int]) -> list[nk.models.RBM]:
+def ansatz_rbm_complex(alpha: float | list[float]) -> list[nk.models.RBM]:
     """RBMs with complex weights and biases and a visible bias (the paper's network), one per hidden-unit density:
     a number is one network for every curve, a list one network per entry (the convergence in alpha of the
     paper's Fig. 6)."""
-    densities = [alpha] if isinstance(alpha, int) else list(alpha)
+    densities = [alpha] if isinstance(alpha, (int, float)) else list(alpha)
     return [nk.models.RBM(alpha=density, param_dtype=complex) for density in densities]
 
 
