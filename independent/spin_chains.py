@@ -76,6 +76,13 @@ def heisenberg_sector_energy(L: int, J: float, total_sz: int, periodic: bool) ->
     return ground_state(heisenberg(L, J, periodic)[sector][:, sector].tocsr())[0]
 
 
+def heisenberg_ring_triplet_gap(L: int, J: float) -> float:
+    """E(lowest S^z = 1 state) - E(ground state) of the even ring J sum sigma . sigma: the singlet-triplet gap,
+    found as the ground state of another magnetisation sector (SU(2) puts the triplet's S^z = 0 member at the same
+    energy), not as an excited state."""
+    return heisenberg_sector_energy(L, J, 1, True) - heisenberg_sector_energy(L, J, 0, True)
+
+
 def heisenberg_bond_energies(L: int, J: float) -> list[float]:
     """J <S_i . S_{i+1}> (spin operators) on each bond of the open chain's ground state."""
     _, vector = ground_state(heisenberg(L, J, periodic=False))

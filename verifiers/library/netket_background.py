@@ -35,6 +35,7 @@ from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 from physvec.verifiers.library.netket_networks import (
     observable_feature_maps, observable_hidden_biases, observable_visible_bias,
 )
+from physvec.verifiers.library.netket_excited import HEISENBERG_GAP_RBM
 from physvec.verifiers.library.netket_momentum import BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_MOMENTUM_RBM
 from physvec.verifiers.library.netket_tvmc import ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC
 
@@ -427,6 +428,6 @@ feature map is L^2 weights, W_f(x, y) at site x L + y."""
 
 PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR, ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC,
              MODIFIED_HALDANE_SHASTRY_RBM, ISING_FEATURE_MAPS, HEISENBERG_FEATURE_MAPS,
-             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_SQUARE_FEATURE_MAPS)
+             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_SQUARE_FEATURE_MAPS, HEISENBERG_GAP_RBM)
 """Order matters on ties: a script is tested in the first pipeline sharing most of its PARAMS, so the SR
 pipeline (a superset of heisenberg_rbm's names plus diag_shift) comes after the pipelines it extends."""
