@@ -13,7 +13,7 @@ from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_mome
 from physvec.verifiers.library import pipeline_for_spec
 from physvec.verifiers.library.netket_excited import (
     HEISENBERG_GAP_RBM, effector_excited_state, effector_ground_state, hamiltonian_heisenberg_zero_magnetisation,
-    projection_overlap,
+    projection_overlap, sampled_projection_overlap,
 )
 from physvec.verifiers.library.netket_momentum import ansatz_rbm_visible, lattice_ring
 
@@ -46,8 +46,8 @@ def test_the_two_exact_routes_to_the_gap_agree():
 
 def test_the_excited_state_is_orthogonal_to_the_ground_network():
     hamiltonian = hamiltonian_heisenberg_zero_magnetisation(lattice_ring(6), 1.0)
-    ground = effector_ground_state(hamiltonian, ansatz_rbm_visible(4.0), 150, 0.05, 0.01, 0)
-    excited = effector_excited_state(hamiltonian, ground, 2.0, 4.0, 150, 0.05, 0.01, 0)
+    ground = effector_ground_state(hamiltonian, ansatz_rbm_visible(4.0), 0, 150, 0.05, 0.01, 0)
+    excited = effector_excited_state(hamiltonian, ground, 2.0, 4.0, 0, 150, 0.05, 0.01, 0)
     states = hamiltonian.hilbert.all_states()
     phi0, psi = np.exp(np.asarray(ground.log_value(states))), np.exp(np.asarray(excited.log_value(states)))
     assert abs(np.vdot(phi0, psi)) / (np.linalg.norm(phi0) * np.linalg.norm(psi)) < 1e-6
@@ -67,3 +67,15 @@ def test_an_odd_ring_is_refused_and_the_pipeline_is_found():
     with pytest.raises(ValueError, match="even rings"):
         hamiltonian_heisenberg_zero_magnetisation(lattice_ring(5), 1.0)
     assert pipeline_for_spec("netket", "heisenberg", "ring", "vmc_excited_rbm") is HEISENBERG_GAP_RBM
+
+
+def test_sampled_networks_find_the_gap_of_six_spins():
+    # the paper's estimators (lambda from samples of the ground network, Monte Carlo energies): 512 samples a step
+    # reach the exact gap of six spins to 0.05 (measured 0.017; the excited energy's statistical error is 0.007)
+    run = HEISENBERG_GAP_RBM.run(lengths=[6], n_samples=512, n_iter=200, learning_rate=0.02)
+    assert run["gaps"] == pytest.approx([heisenberg_ring_triplet_gap(6, 1.0)], abs=0.05)
+
+
+def test_the_sampled_overlap_estimates_the_same_ratio():
+    ratio = jnp.array([0.5, 1.5])
+    assert complex(sampled_projection_overlap(jnp.zeros(2), jnp.log(ratio))) == pytest.approx(1.0)
