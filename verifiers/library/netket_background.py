@@ -37,6 +37,7 @@ from physvec.verifiers.library.netket_networks import (
 )
 from physvec.verifiers.library.netket_excited import HEISENBERG_GAP_RBM
 from physvec.verifiers.library.netket_momentum import BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_MOMENTUM_RBM
+from physvec.verifiers.library.netket_skyrmion import DM_SKYRMION_RBM
 from physvec.verifiers.library.netket_tvmc import ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC
 
 
@@ -428,6 +429,7 @@ feature map is L^2 weights, W_f(x, y) at site x L + y."""
 
 PIPELINES = (ISING_RBM, HEISENBERG_RBM, BOSE_HUBBARD_MOMENTUM, HEISENBERG_RBM_SR, ISING_QUENCH_TVMC, XXZ_QUENCH_TVMC,
              MODIFIED_HALDANE_SHASTRY_RBM, ISING_FEATURE_MAPS, HEISENBERG_FEATURE_MAPS,
-             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_SQUARE_FEATURE_MAPS, HEISENBERG_GAP_RBM)
+             HEISENBERG_MOMENTUM_RBM, BOSE_HUBBARD_MOMENTUM_FFNN, HEISENBERG_SQUARE_FEATURE_MAPS, HEISENBERG_GAP_RBM,
+             DM_SKYRMION_RBM)
 """Order matters on ties: a script is tested in the first pipeline sharing most of its PARAMS, so the SR
 pipeline (a superset of heisenberg_rbm's names plus diag_shift) comes after the pipelines it extends."""
