@@ -21,6 +21,7 @@ from physvec.taskfiles.loading import load_assertions, load_library
 
 from physvec.independent import haldane_shastry
 from physvec.independent.bose_hubbard import lowest_energies_by_momentum
+from physvec.independent.dm_torus import dm_torus_ground_state, skyrmion_number
 from physvec.independent.hubbard import (
     chain_bonds, exact_ladder_pair_correlation, exact_ladder_spin_gap, exact_lattice_ground_state,
     exact_onsite_pair_correlation, free_fermion_density, free_fermion_ladder_pair_correlation,
@@ -34,7 +35,8 @@ from physvec.independent.quench import domain_wall_magnetizations, quench_energy
 from physvec.independent.spin_quench import ising_ring, quench
 from physvec.independent.spin_momentum import heisenberg_lowest_energies_by_momentum
 from physvec.independent.spin_chains import (
-    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_bonds_sector_energy, heisenberg_sector_energy,
+    ground_state, heisenberg, heisenberg_bond_energies, heisenberg_bonds_sector_energy, heisenberg_ring_triplet_gap,
+    heisenberg_sector_energy,
     heisenberg_torus_ground_energy,
     ising_zz_x,
     open_tfi_free_fermion_energy,
@@ -287,6 +289,26 @@ def choo2018_bose_hubbard_momentum() -> IndependentValues:
         "variational bound": min(exact)})
 
 
+def choo2018_heisenberg_gap() -> IndependentValues:
+    """Rings of four and six spins: the triplet gap as the lowest S^z = 1 state less the lowest S^z = 0 state (sector
+    exact diagonalisation); the four-site ring's gap the same way; six spins' ground energy as the variational bound."""
+    return IndependentValues({"gaps": [heisenberg_ring_triplet_gap(L, 1.0) for L in (4, 6)]}, {
+        "four-site ring": [heisenberg_ring_triplet_gap(4, 1.0)], "no coupling": [0.0, 0.0],
+        "variational bound": heisenberg_sector_energy(6, 1.0, 0, True)})
+
+
+def joshi2024_dm_torus_rbm() -> IndependentValues:
+    """Nine spins at D = J = 1, A = 1/2, B = 1 by exact diagonalisation: spins and Renyi entropies from reduced
+    density matrices, the energy per spin, the exact texture's skyrmion number; the field alone and the Ising
+    ferromagnet in a field by the same diagonalisation."""
+    exact = dm_torus_ground_state(3, 1.0, 0.5, 1.0, 1.0)
+    return IndependentValues({"spin_expectations": exact.spins.tolist()}, {
+        "the field alone": dm_torus_ground_state(3, 0.0, 0.0, 0.0, 1.0).energy / 9,
+        "Ising ferromagnet in a field": dm_torus_ground_state(3, 0.0, 0.5, 0.0, 1.0).energy / 9,
+        "exact energy per spin": exact.energy / 9, "exact one-site Renyi entropies": exact.renyi_entropies.tolist(),
+        "no skyrmion below 9 x 9": skyrmion_number(exact.spins, 3)})
+
+
 def choo2018_heisenberg_momentum() -> IndependentValues:
     """Eight spins by exact diagonalisation in each momentum sector (spins as hard-core bosons); four spins the same
     way, and the ground energy as the variational bound."""
@@ -458,6 +480,8 @@ INDEPENDENT: dict[str, Callable[[], IndependentValues]] = {
     "deng2017-modified-haldane-shastry-rbm": deng2017_modified_haldane_shastry_rbm,
     "carleo2017-tfi-feature-maps": carleo2017_tfi_feature_maps,
     "choo2018-bose-hubbard-momentum": choo2018_bose_hubbard_momentum,
+    "choo2018-heisenberg-gap": choo2018_heisenberg_gap,
+    "joshi2024-dm-torus-rbm": joshi2024_dm_torus_rbm,
     "carleo2017-afh-square-feature-maps": carleo2017_afh_square_feature_maps,
     "choo2018-heisenberg-momentum": choo2018_heisenberg_momentum,
     "grusdt2013-superlattice-edge-states": grusdt2013_superlattice_edge_states,

@@ -146,12 +146,12 @@ def observable_gaps(gap_scan: list[dict[str, float]]) -> list[float]:
     return [point["excited_energy"] - point["ground_energy"] for point in gap_scan]
 
 
-def observable_ground_energies(gap_scan: list[dict[str, float]]) -> list[float]:
+def observable_ground_energies_by_length(gap_scan: list[dict[str, float]]) -> list[float]:
     """E0 at each length."""
     return [point["ground_energy"] for point in gap_scan]
 
 
-def observable_excited_energies(gap_scan: list[dict[str, float]]) -> list[float]:
+def observable_excited_energies_by_length(gap_scan: list[dict[str, float]]) -> list[float]:
     """E1 at each length."""
     return [point["excited_energy"] for point in gap_scan]
 
@@ -163,8 +163,8 @@ HEISENBERG_GAP_RBM = BackgroundPipeline(
     steps=(
         BackgroundStep("effector", effector_gaps_over_lengths, "gap_scan"),
         BackgroundStep("observable", observable_gaps, "gaps"),
-        BackgroundStep("observable", observable_ground_energies, "ground_energies"),
-        BackgroundStep("observable", observable_excited_energies, "excited_energies"),
+        BackgroundStep("observable", observable_ground_energies_by_length, "ground_energies"),
+        BackgroundStep("observable", observable_excited_energies_by_length, "excited_energies"),
     ),
 )
 """Rings of 4 and 6 spins in under a minute, for unit tests and faults; the figure's overlay sets its own."""

@@ -28,7 +28,7 @@ import numpy as np
 from physvec.verifiers.library import BackgroundPipeline, BackgroundStep
 
 
-def lattice_square_torus(L: int) -> list[tuple[int, int, tuple[int, int]]]:
+def lattice_dm_torus_bonds(L: int) -> list[tuple[int, int, tuple[int, int]]]:
     """The bonds (i, j, u_ij) of the L x L periodic square lattice: every site to its +x and +y neighbour."""
     if L < 3:
         raise ValueError(f"an L x L torus needs L >= 3 (L = {L} would bond two sites twice)")
@@ -72,12 +72,12 @@ def effector_adam_ground_state(hamiltonian: nk.operator.LocalOperator, model: nk
     return {"state": state, "energies": np.asarray(log.data["Energy"]["Mean"]).real.tolist()}
 
 
-def observable_energy_density_history(ground: dict[str, Any], L: int) -> list[float]:
+def observable_energy_per_spin_history(ground: dict[str, Any], L: int) -> list[float]:
     """The energy per spin at every optimisation step (the paper's Fig. 2b)."""
     return [energy / (L * L) for energy in ground["energies"]]
 
 
-def observable_energy_density(ground: dict[str, Any], hamiltonian: nk.operator.LocalOperator, L: int) -> float:
+def observable_energy_per_spin(ground: dict[str, Any], hamiltonian: nk.operator.LocalOperator, L: int) -> float:
     """The trained state's energy per spin."""
     return float(ground["state"].expect(hamiltonian).mean.real) / (L * L)
 
@@ -126,12 +126,12 @@ DM_SKYRMION_RBM = BackgroundPipeline(
     params={"L": 3, "J": 1.0, "A": 0.5, "D": 1.0, "B": 1.0, "alpha": 2.0, "n_samples": 0, "n_iter": 300,
             "learning_rate": 0.01, "seed": 0},
     steps=(
-        BackgroundStep("lattice", lattice_square_torus, "bonds"),
+        BackgroundStep("lattice", lattice_dm_torus_bonds, "bonds"),
         BackgroundStep("hamiltonian", hamiltonian_dm_torus, "hamiltonian"),
         BackgroundStep("ansatz", ansatz_rbm_complex_visible, "model"),
         BackgroundStep("effector", effector_adam_ground_state, "ground"),
-        BackgroundStep("observable", observable_energy_density_history, "energy_density_history"),
-        BackgroundStep("observable", observable_energy_density, "energy_density"),
+        BackgroundStep("observable", observable_energy_per_spin_history, "energy_density_history"),
+        BackgroundStep("observable", observable_energy_per_spin, "energy_density"),
         BackgroundStep("observable", observable_spin_expectations, "spin_expectations"),
         BackgroundStep("observable", observable_renyi_entropies, "renyi_entropies"),
         BackgroundStep("observable", observable_skyrmion_number, "skyrmion_number"),

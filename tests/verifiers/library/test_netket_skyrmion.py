@@ -9,7 +9,7 @@ import pytest
 from physvec.independent.dm_torus import dm_torus_ground_state, skyrmion_number
 from physvec.verifiers.library import pipeline_for_spec
 from physvec.verifiers.library.netket_skyrmion import (
-    DM_SKYRMION_RBM, lattice_square_torus, observable_renyi_entropies, observable_skyrmion_charge,
+    DM_SKYRMION_RBM, lattice_dm_torus_bonds, observable_renyi_entropies, observable_skyrmion_charge,
     observable_skyrmion_number,
 )
 
@@ -56,8 +56,8 @@ def test_the_skyrmion_numbers_agree_with_the_independent_sum():
 
 
 def test_the_torus_has_two_bonds_a_site_and_small_tori_are_refused():
-    bonds = lattice_square_torus(3)
+    bonds = lattice_dm_torus_bonds(3)
     assert len(bonds) == 18 and len({frozenset(bond[:2]) for bond in bonds}) == 18
     with pytest.raises(ValueError, match="L >= 3"):
-        lattice_square_torus(2)
+        lattice_dm_torus_bonds(2)
     assert pipeline_for_spec("netket", "heisenberg_dm", "square_torus", "vmc_rbm_adam") is DM_SKYRMION_RBM
