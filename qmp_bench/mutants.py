@@ -375,7 +375,7 @@ BACKEND_REPLACEMENTS: dict[str, tuple[Replacement, ...]] = {
                     ".mean.real) / 2 for pauli", ".mean.real) for pauli"),
         Replacement("sign", "spins reversed", "observable_spin_expectations",
                     "[[float(state.expect(", "[[-float(state.expect("),
-        Replacement("filling", "Renyi entropy of the spin expectations, not of sigma", "observable_renyi_entropies",
+        Replacement("filling", "Renyi entropy of the spin expectations, not of sigma", "one_site_renyi_entropies",
                     "(1 + 4 * np.dot(spin, spin)) / 2", "(1 + np.dot(spin, spin)) / 2"),
         Replacement("boundary", "open instead of periodic torus", "lattice_square_torus", "pbc=True", "pbc=False"),
         Replacement("boundary", "open instead of periodic chain", "lattice_chain", "pbc=True", "pbc=False"),

@@ -98,6 +98,8 @@ class PublishedSize(StrictModel):
     estimated_minutes: float = Field(gt=0, description="one run's cost on this 2-core machine")
     estimate: str = Field(min_length=1, description="how the cost was estimated")
     published: list[PublishedPoint] = Field(default_factory=list, description="numbers the paper states at that size")
+    observables: list[str] = Field(default_factory=list, description="observables only that size can show (a "
+                                                                     "skyrmion number, zero on every smaller torus)")
     sandbox_wall_s: float = Field(gt=0, description="the script's wall-clock limit at that size")
 
 
@@ -163,7 +165,8 @@ def at_published_size(upstream: UpstreamTask) -> UpstreamTask:
         raise ValueError(f"{upstream.name} has no run at a published size beyond its own "
                          + ("(no overlay)" if overlay is None else f"(its size: {overlay.size[:80]})"))
     full = overlay.at_published_size
-    spec = overlay.spec.model_copy(update={"parameters": {**overlay.spec.parameters, **full.parameters}})
+    spec = overlay.spec.model_copy(update={"parameters": {**overlay.spec.parameters, **full.parameters},
+                                           "observables": [*overlay.spec.observables, *full.observables]})
     limits = overlay.limits.model_copy(update={"sandbox_wall_s": full.sandbox_wall_s})
     moved = overlay.model_copy(update={"spec": spec, "size": full.size, "published": full.published, "limits": limits,
                                        "at_published_size": None})

@@ -374,19 +374,20 @@ def test_the_convergence_panel_draws_one_exact_curve_per_network(tmp_path):
 
 
 def test_the_skyrmion_panels_are_scaled_below_the_first_skyrmion_and_keep_the_paper_s_n_2_for_9_x_9(tmp_path):
-    # PRB 110, 104411 (2024), Fig. 2: at 3 x 3 the exact ground state is uniform, so the paper's "no skyrmion below
-    # 9 x 9" is a check there; the published 9 x 9 run carries N = 2 and Q = 1.93 and no exact value
+    # PRB 110, 104411 (2024), Fig. 2: at 3 x 3 the exact ground state is uniform and N = 0 whatever the couplings, so
+    # N is no check there; the published 9 x 9 run adds N and Q, carries the paper's N = 2 and Q = 1.93 and no exact
+    # value
     panel = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_3_1.json")
     assert panel.overlay.size.startswith("scaled: 3 x 3 periodic spins of the paper's 9 x 9")
     loaded = load_task(compile_task(panel, tmp_path / "a"))
     spins = np.asarray(json.loads(loaded.reference_path.read_text())["spin_expectations"])
     assert spins.shape == (9, 3) and np.ptp(spins[:, 2]) < 1e-9 and abs(spins[:, :2]).max() < 1e-9
-    names = [a["name"] for a in json.loads(loaded.assertions_path.read_text())["assertions"]]
-    assert any("no skyrmion below 9 x 9" in name for name in names)
+    assert "skyrmion_number" not in loaded.task.spec.observables, "0 on every torus below 9 x 9: no check there"
     at_size = load_task(compile_task(at_published_size(panel), tmp_path / "a-9"))
     published = {a["observable"]: a["expected"] for a in json.loads(at_size.assertions_path.read_text())["assertions"]
                  if "paper" in a["name"] or a["observable"] in ("skyrmion_number", "skyrmion_charge")}
     assert published == {"skyrmion_number": 2.0, "skyrmion_charge": 1.93} and at_size.task.reference is None
+    assert at_size.task.spec.observables[-2:] == ["skyrmion_number", "skyrmion_charge"]
     history = read_upstream(UPSTREAM / "tasks" / "nnwf" / "task_nnwf_3_2.json")
     bounds = [a for a in json.loads(load_task(compile_task(history, tmp_path / "b")).assertions_path.read_text())
               ["assertions"] if a.get("op") == ">="]

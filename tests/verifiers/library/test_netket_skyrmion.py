@@ -9,9 +9,9 @@ import pytest
 from physvec.independent.dm_torus import dm_torus_ground_state, skyrmion_number
 from physvec.verifiers.library import pipeline_for_spec
 from physvec.verifiers.library.netket_skyrmion import (
-    DM_SKYRMION_RBM, lattice_dm_torus_bonds, observable_renyi_entropies, observable_skyrmion_charge,
-    observable_skyrmion_number,
+    DM_SKYRMION_RBM, lattice_dm_torus_bonds, one_site_renyi_entropies, skyrmion_number_of,
 )
+from physvec.verifiers.library.netket_skyrmion import _solid_angle_sum
 
 
 @pytest.fixture(scope="module")
@@ -43,16 +43,16 @@ def test_without_exchange_the_network_polarises_against_the_field():
 
 
 def test_one_site_renyi_entropy_is_zero_for_a_pure_spin_and_ln2_for_a_mixed_one():
-    assert observable_renyi_entropies([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]) == pytest.approx([0.0, np.log(2)])
+    assert one_site_renyi_entropies([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]) == pytest.approx([0.0, np.log(2)])
 
 
 def test_the_skyrmion_numbers_agree_with_the_independent_sum():
     rng = np.random.default_rng(0)
     spins = rng.normal(size=(16, 3)) * 0.3
-    assert observable_skyrmion_number(spins.tolist(), 4) == pytest.approx(skyrmion_number(spins, 4), abs=1e-12)
+    assert skyrmion_number_of(spins.tolist(), 4) == pytest.approx(skyrmion_number(spins, 4), abs=1e-12)
     full = spins / (2 * np.linalg.norm(spins, axis=1, keepdims=True))
-    assert observable_skyrmion_charge(full.tolist(), 4) == pytest.approx(
-        observable_skyrmion_number(full.tolist(), 4), abs=1e-12), "Q = N for spins of full length"
+    assert _solid_angle_sum(2 * full, 4) == pytest.approx(skyrmion_number_of(full.tolist(), 4), abs=1e-12), \
+        "Q = N for spins of full length"
 
 
 def test_the_torus_has_two_bonds_a_site_and_small_tori_are_refused():
